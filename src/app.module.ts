@@ -1,0 +1,37 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiKeysModule } from './api-keys/api-keys.module';
+import type { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { DataModelModule } from './data-model/data-model.module';
+import { DatasourcesModule } from './datasources/datasources.module';
+import { DemoModule } from './demo/demo.module';
+import { EventsModule } from './events/events.module';
+import { GraphqlGatewayModule } from './graphql-gateway/graphql-gateway.module';
+import { HealthModule } from './health/health.module';
+import { metadataStoreOptions } from './metadata-store';
+import { PlatformModule } from './platform/platform.module';
+import { TableApisModule } from './table-apis/table-apis.module';
+
+/** The whole service, for a validated configuration. */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        TypeOrmModule.forRoot(metadataStoreOptions(config.metadataStore)),
+        EventsModule,
+        PlatformModule,
+        DatasourcesModule,
+        DataModelModule,
+        TableApisModule,
+        ApiKeysModule,
+        GraphqlGatewayModule,
+        HealthModule,
+        DemoModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,36 @@
+import { ConsoleLogger, INestApplication, Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import cookieParser from 'cookie-parser';
+import { AppModule } from './app.module';
+import { HttpErrorFilter } from './common/http-error.filter';
+import { createValidationPipe } from './common/validation.pipe';
+import type { AppConfig } from './config/app-config';
+import { DemoService } from './demo/demo.service';
+import { AccountsService } from './platform/accounts.service';
+
+/**
+ * Creates the configured Nest application (not yet listening): global filter and validation,
+ * cookies, the first administrator and, with `DEMO=1` on an empty store, the demo app.
+ * Used by `main.ts` and by the e2e suites, so tests run the service exactly as it starts.
+ */
+export async function createApp(config: AppConfig, options: { logger?: false } = {}): Promise<NestExpressApplication> {
+  const logger = options.logger === false ? false : new ConsoleLogger({ json: config.production, prefix: 'tablegraph' });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), { logger, bufferLogs: false });
+  app.use(cookieParser());
+  app.useGlobalFilters(new HttpErrorFilter());
+  app.useGlobalPipes(createValidationPipe());
+  app.enableShutdownHooks();
+  app.set('trust proxy', false);
+  await app.init();
+  await app.get(AccountsService).ensureFirstAdmin();
+  if (!config.redisUrl) {
+    new Logger('Config').warn('REDIS_URL is not set: rate-limit counters and change events stay in this process (single instance only)');
+  }
+  return app;
+}
+
+/** Seeds the demo app when configured and the store is empty; returns the key to print, if any. */
+export async function seedDemo(app: INestApplication, config: AppConfig): Promise<{ address: string; key: string } | null> {
+  return config.demo ? app.get(DemoService).seedIfEmpty() : null;
+}

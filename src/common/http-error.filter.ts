@@ -1,0 +1,58 @@
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  Logger,
+} from '@nestjs/common';
+import type { Response } from 'express';
+import { DomainError, ErrorCode } from './domain-error';
+
+/** The one map from domain error codes to HTTP statuses. */
+export const HTTP_STATUS_OF: Record<ErrorCode, number> = {
+  [ErrorCode.InvalidInput]: HttpStatus.BAD_REQUEST,
+  [ErrorCode.Unauthenticated]: HttpStatus.UNAUTHORIZED,
+  [ErrorCode.Forbidden]: HttpStatus.FORBIDDEN,
+  [ErrorCode.NotFound]: HttpStatus.NOT_FOUND,
+  [ErrorCode.Conflict]: HttpStatus.CONFLICT,
+  [ErrorCode.DatasourceUnreachable]: HttpStatus.BAD_REQUEST,
+  [ErrorCode.Internal]: HttpStatus.INTERNAL_SERVER_ERROR,
+};
+
+/**
+ * Renders every REST error as `{statusCode, code, message, details?}`. Domain errors keep their
+ * message; Nest's own HTTP exceptions (unknown route, bad JSON) keep theirs; anything else is
+ * logged (name and message only) and answered with a bare 500, so no SQL, stack or secret
+ * reaches a caller.
+ */
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HttpErrorFilter');
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    if (error instanceof DomainError) {
+      const status = HTTP_STATUS_OF[error.code];
+      res.status(status).json({
+        statusCode: status,
+        code: error.code,
+        message: error.message,
+        ...(error.details.length ? { details: error.details } : {}),
+      });
+      return;
+    }
+    if (error instanceof HttpException) {
+      const status = error.getStatus();
+      const body = error.getResponse();
+      const message =
+        typeof body === 'object' && body && 'message' in body ? body.message : error.message;
+      res.status(status).json({ statusCode: status, message });
+      return;
+    }
+    this.logger.error(`Unhandled ${(error as Error)?.name ?? 'error'}: ${(error as Error)?.message}`);
+    res
+      .status(HttpStatus.INTERNAL_SERVER_ERROR)
+      .json({ statusCode: 500, code: ErrorCode.Internal, message: 'Internal server error' });
+  }
+}

@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+
+/** Where the metadata store lives: embedded SQLite file or a PostgreSQL URL. */
+export type MetadataStoreConfig =
+  | { kind: 'sqlite'; file: string }
+  | { kind: 'postgres'; url: string };
+
+/**
+ * The validated process configuration (CONTRACT.md §1). Built once at start by {@link loadConfig};
+ * nothing else in `src/` reads `process.env`.
+ */
+export interface AppConfig {
+  /** HTTP port, 1–65535. */
+  port: number;
+  /** Bind address. */
+  host: string;
+  production: boolean;
+  metadataStore: MetadataStoreConfig;
+  /** `redis://…` or null (in-process state, single instance). */
+  redisUrl: string | null;
+  /** At least 32 characters; signs session tokens and encrypts datasource credentials. */
+  platformSecret: string;
+  /** Where the secret came from, for the start-up log (never the secret itself). */
+  platformSecretSource: 'env' | 'generated' | 'file';
+  adminEmail: string;
+  /** Null when the first administrator's password is to be generated and printed once. */
+  adminPassword: string | null;
+  demo: boolean;
+  /** Requests per minute of a new API key when none is given; positive integer. */
+  apiKeyRateLimitPerMinute: number;
+  /** Folder for generated local state (dev secret, embedded databases). */
+  dataDir: string;
+}
+
+/** A configuration value that cannot be used; the message names the variable and what to change. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function intIn(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === '1' || raw === 'true') return true;
+  if (raw === '0' || raw === 'false') return false;
+  throw new ConfigError(name, `must be 1 or 0, got "${raw}"`);
+}
+
+function metadataStore(env: Env, dataDir: string): MetadataStoreConfig {
+  const raw = env.DATABASE_URL;
+  if (raw === undefined || raw === '') return { kind: 'sqlite', file: resolve(dataDir, 'platform.db') };
+  if (raw.startsWith('sqlite:')) {
+    const file = raw.slice('sqlite:'.length);
+    if (!file) throw new ConfigError('DATABASE_URL', 'sqlite: needs a file, as in sqlite:./data/platform.db');
+    return { kind: 'sqlite', file: file === ':memory:' ? file : resolve(file) };
+  }
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new ConfigError('DATABASE_URL', 'is not a valid postgres:// URL');
+    }
+    return { kind: 'postgres', url: raw };
+  }
+  throw new ConfigError('DATABASE_URL', 'must start with postgres:// or sqlite:');
+}
+
+function platformSecret(env: Env, production: boolean, dataDir: string) {
+  const raw = env.PLATFORM_SECRET;
+  if (raw !== undefined && raw !== '') {
+    if (raw.length < 32) throw new ConfigError('PLATFORM_SECRET', 'must be at least 32 characters');
+    return { secret: raw, source: 'env' as const };
+  }
+  if (production) throw new ConfigError('PLATFORM_SECRET', 'is required when NODE_ENV=production');
+  // Development only: generated once and kept beside the embedded store so sessions and encrypted
+  // datasource credentials survive restarts.
+  const file = resolve(dataDir, 'platform-secret');
+  if (existsSync(file)) return { secret: readFileSync(file, 'utf8').trim(), source: 'file' as const };
+  mkdirSync(dirname(file), { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret + '\n', { mode: 0o600 });
+  return { secret, source: 'generated' as const };
+}
+
+/**
+ * Reads and validates the environment (CONTRACT.md §1).
+ *
+ * @param env the environment, usually `process.env`.
+ * @param defaults.demo the `DEMO` default: `true` under `npm start`, else `false`.
+ * @throws ConfigError naming the first variable that cannot be used.
+ */
+export function loadConfig(env: Env, defaults: { demo: boolean }): AppConfig {
+  const production = env.NODE_ENV === 'production';
+  const dataDir = resolve(env.DATA_DIR || './data');
+  const host = env.HOST || '127.0.0.1';
+  const email = env.ADMIN_EMAIL || 'admin@localhost';
+  if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new ConfigError('ADMIN_EMAIL', 'is not an email address');
+  const password = env.ADMIN_PASSWORD || null;
+  if (password !== null && password.length < 8) {
+    throw new ConfigError('ADMIN_PASSWORD', 'must be at least 8 characters');
+  }
+  if (production && !env.ADMIN_PASSWORD) {
+    throw new ConfigError('ADMIN_PASSWORD', 'is required when NODE_ENV=production');
+  }
+  const redisUrl = env.REDIS_URL || null;
+  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://');
+  }
+  const store = metadataStore(env, dataDir);
+  const secret = platformSecret(env, production, dataDir);
+  return {
+    port: intIn(env, 'PORT', 3000, 0, 65535),
+    host,
+    production,
+    metadataStore: store,
+    redisUrl,
+    platformSecret: secret.secret,
+    platformSecretSource: secret.source,
+    adminEmail: email.toLowerCase(),
+    adminPassword: password,
+    demo: flag(env, 'DEMO', defaults.demo),
+    apiKeyRateLimitPerMinute: intIn(env, 'API_KEY_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000_000),
+    dataDir,
+  };
+}
+
+/** The process's own configuration: `process.env`, with `DEMO` on by default under `npm start`. */
+export function loadProcessConfig(): AppConfig {
+  return loadConfig(process.env, { demo: process.env.npm_lifecycle_event === 'start' });
+}

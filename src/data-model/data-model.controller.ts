@@ -1,0 +1,73 @@
+import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import type { TableRef } from '../datasources/dialect';
+import { AppsService } from '../platform/apps.service';
+import { CurrentSession } from '../platform/current-session.decorator';
+import type { PlatformSession } from '../platform/sessions.service';
+import { DataModelService, ModelGroupView, ModelTableView } from './data-model.service';
+import { DatasourcesService, DatasourceView } from './datasources.service';
+import { CreateDatasourceDto, ImportTablesDto, UpdateModelTableDto } from './dto/data-model.dto';
+
+/** Datasources and the data model of an app (CONTRACT.md §3); builders and administrators. */
+@Controller('api/apps/:appId')
+export class DataModelController {
+  constructor(
+    private readonly apps: AppsService,
+    private readonly datasources: DatasourcesService,
+    private readonly model: DataModelService,
+  ) {}
+
+  /** `POST …/datasources` → `201 {id, name, type}` after a successful trial connection. */
+  @Post('datasources')
+  async createDatasource(@Param('appId') appId: string, @Body() body: CreateDatasourceDto): Promise<DatasourceView> {
+    await this.apps.get(appId);
+    return this.datasources.create(appId, body);
+  }
+
+  /** `GET …/datasources`. */
+  @Get('datasources')
+  async listDatasources(@Param('appId') appId: string): Promise<DatasourceView[]> {
+    await this.apps.get(appId);
+    return this.datasources.list(appId);
+  }
+
+  /** `GET …/datasources/:dsId/tables` → `[{schema, name}]` of the live database. */
+  @Get('datasources/:dsId/tables')
+  async tables(@Param('appId') appId: string, @Param('dsId') dsId: string): Promise<TableRef[]> {
+    await this.apps.get(appId);
+    return this.datasources.tables(appId, dsId);
+  }
+
+  /** `POST …/model/import` → the imported model tables. */
+  @Post('model/import')
+  async import(
+    @Param('appId') appId: string,
+    @Body() body: ImportTablesDto,
+    @CurrentSession() session: PlatformSession,
+  ): Promise<ModelTableView[]> {
+    await this.apps.get(appId);
+    return this.model.import(appId, session.accountId, body.datasourceId, body.tables);
+  }
+
+  /** `GET …/model/tables?search=`. */
+  @Get('model/tables')
+  async list(
+    @Param('appId') appId: string,
+    @Query('search') search: string | undefined,
+    @CurrentSession() session: PlatformSession,
+  ): Promise<ModelGroupView[]> {
+    await this.apps.get(appId);
+    return this.model.list(appId, session.accountId, search);
+  }
+
+  /** `PATCH …/model/tables/:table` `{active?}`. */
+  @Patch('model/tables/:table')
+  async update(
+    @Param('appId') appId: string,
+    @Param('table') table: string,
+    @Body() body: UpdateModelTableDto,
+    @CurrentSession() session: PlatformSession,
+  ): Promise<ModelTableView> {
+    await this.apps.get(appId);
+    return this.model.update(appId, session.accountId, table, body);
+  }
+}

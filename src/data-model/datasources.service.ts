@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { Repository } from 'typeorm';
+import { notFound } from '../common/domain-error';
+import { DatasourceConnection, DatasourcePoolsService } from '../datasources/datasource-pools.service';
+import type { IntrospectedTable, TableRef } from '../datasources/dialect';
+import { SecretBoxService } from '../platform/secret-box.service';
+import { DatasourceEntity } from './entities/datasource.entity';
+
+/** A datasource as routes return it: never the URL (it holds credentials). */
+export interface DatasourceView {
+  id: string;
+  name: string;
+  type: string;
+}
+
+const view = (d: DatasourceEntity): DatasourceView => ({ id: d.id, name: d.name, type: d.type });
+
+/**
+ * An app's datasources: registered after a successful trial connection, URL encrypted at rest,
+ * opened through {@link DatasourcePoolsService}.
+ */
+@Injectable()
+export class DatasourcesService {
+  constructor(
+    @InjectRepository(DatasourceEntity) private readonly datasources: Repository<DatasourceEntity>,
+    private readonly pools: DatasourcePoolsService,
+    private readonly secretBox: SecretBoxService,
+  ) {}
+
+  /**
+   * Tries the connection, then saves the datasource.
+   * @throws DomainError INVALID_INPUT (type, URL), DATASOURCE_UNREACHABLE (driver's reason, no password).
+   */
+  async create(appId: string, input: { name: string; type: string; url: string }): Promise<DatasourceView> {
+    await this.pools.withConnection(input.type, input.url, (db) => db.query('SELECT 1'));
+    const entity = this.datasources.create({
+      id: randomUUID(),
+      appId,
+      name: input.name,
+      type: input.type,
+      urlCiphertext: this.secretBox.seal(input.url),
+      createdAt: new Date().toISOString(),
+    });
+    await this.datasources.insert(entity);
+    return view(entity);
+  }
+
+  /** The app's datasources. */
+  async list(appId: string): Promise<DatasourceView[]> {
+    return (await this.datasources.find({ where: { appId }, order: { createdAt: 'ASC' } })).map(view);
+  }
+
+  /** One datasource of the app. @throws DomainError NOT_FOUND. */
+  async get(appId: string, id: string): Promise<DatasourceView> {
+    return view(await this.entity(appId, id));
+  }
+
+  /** Importable tables of the live database. */
+  async tables(appId: string, id: string): Promise<TableRef[]> {
+    const ds = await this.entity(appId, id);
+    return this.pools.withConnection(ds.type, this.secretBox.open(ds.urlCiphertext), (db, dialect) =>
+      dialect.listTables(db),
+    );
+  }
+
+  /** Introspects the given tables of a datasource (a short-lived connection). */
+  async introspect(appId: string, id: string, refs: TableRef[]): Promise<{ available: TableRef[]; tables: IntrospectedTable[] }> {
+    const ds = await this.entity(appId, id);
+    return this.pools.withConnection(ds.type, this.secretBox.open(ds.urlCiphertext), async (db, dialect) => {
+      const available = await dialect.listTables(db);
+      return { available, tables: await dialect.introspect(db, refs) };
+    });
+  }
+
+  /** The pooled connection the GraphQL resolvers query. @throws DomainError NOT_FOUND. */
+  async connection(datasourceId: string): Promise<DatasourceConnection> {
+    const ds = await this.datasources.findOneBy({ id: datasourceId });
+    if (!ds) throw notFound('Datasource', datasourceId);
+    return this.pools.connection(ds.id, ds.type, this.secretBox.open(ds.urlCiphertext));
+  }
+
+  private async entity(appId: string, id: string): Promise<DatasourceEntity> {
+    const ds = await this.datasources.findOneBy({ id, appId });
+    if (!ds) throw notFound('Datasource', id);
+    return ds;
+  }
+}

@@ -1,0 +1,12 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** A database an app imports tables from. The URL (with its credentials) is stored encrypted. */
+@Entity('datasource')
+export class DatasourceEntity {
+  @PrimaryColumn({ type: 'varchar', length: 36 }) id: string;
+  @Column({ name: 'app_id', type: 'varchar', length: 36 }) appId: string;
+  @Column({ type: 'varchar', length: 200 }) name: string;
+  @Column({ type: 'varchar', length: 16 }) type: string;
+  @Column({ name: 'url_ciphertext', type: 'text' }) urlCiphertext: string;
+  @Column({ name: 'created_at', type: 'varchar', length: 32 }) createdAt: string;
+}

@@ -1,0 +1,133 @@
+import type {
+  CompiledQuery,
+  Condition,
+  CountPlan,
+  OrderTerm,
+  SelectPlan,
+  TableRef,
+} from './dialect';
+
+const COMPARE_SQL = { eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+/** Name of the per-partition row number column of a batched one-to-many read. */
+export const ROW_NUMBER_ALIAS = '__tg_rn';
+
+/** Collects bound parameters and hands out the dialect's placeholder for each. */
+export class ParamList {
+  readonly values: unknown[] = [];
+  constructor(private readonly placeholder: (index: number) => string) {}
+
+  /** Binds `value`; returns its placeholder text. */
+  add(value: unknown): string {
+    this.values.push(value);
+    return this.placeholder(this.values.length);
+  }
+}
+
+/**
+ * Escapes LIKE wildcards so `contains`/`startsWith`/`endsWith` match literal text
+ * (CONTRACT.md §6): `\`, `%`, `_` and the dialect's extra specials get a `\` before them; the
+ * compiled predicate declares `ESCAPE '\'`.
+ */
+export function escapeLike(text: string, specials = '%_'): string {
+  let out = '';
+  for (const ch of text) out += ch === '\\' || specials.includes(ch) ? '\\' + ch : ch;
+  return out;
+}
+
+/** The LIKE pattern for a mode over an already escaped text. */
+export function likePattern(escaped: string, mode: 'contains' | 'startsWith' | 'endsWith'): string {
+  return mode === 'contains' ? `%${escaped}%` : mode === 'startsWith' ? `${escaped}%` : `%${escaped}`;
+}
+
+/**
+ * The SQL every dialect shares (SELECT … WHERE … ORDER BY, the filter language, the windowed
+ * batch read). Adapters supply quoting, placeholders, case-insensitive LIKE, null ordering and
+ * pagination, which is where databases differ.
+ */
+export abstract class SqlCompiler {
+  /** Quotes an identifier from the model. */
+  abstract quote(identifier: string): string;
+  /** Placeholder for the n-th (1-based) bound parameter. */
+  protected abstract placeholder(index: number): string;
+  /** Case-insensitive literal LIKE of `column` against the bound `pattern` (already escaped). */
+  protected abstract likeInsensitive(column: string, pattern: string): string;
+  /** Characters besides `%` and `_` that LIKE treats specially on this database. */
+  protected readonly likeSpecials: string = '%_';
+
+  /**
+   * One ORDER BY term. Empty values sort first under ASC and last under DESC on every database
+   * (CONTRACT.md §6); the default suits databases where NULL is the smallest value.
+   */
+  protected orderTerm(column: string, direction: 'ASC' | 'DESC'): string {
+    return `${column} ${direction}`;
+  }
+
+  /** Pagination clause appended after ORDER BY. */
+  protected paginate(take: number | null, skip: number, params: ParamList): string {
+    const limit = take === null ? '' : ` LIMIT ${params.add(take)}`;
+    return skip > 0 ? `${limit} OFFSET ${params.add(skip)}` : limit;
+  }
+
+  /** The table's qualified, quoted name. */
+  tableName(table: TableRef): string {
+    return table.schema ? `${this.quote(table.schema)}.${this.quote(table.name)}` : this.quote(table.name);
+  }
+
+  compileSelect(plan: SelectPlan): CompiledQuery {
+    const params = new ParamList((i) => this.placeholder(i));
+    const columns = plan.columns.map((c) => this.quote(c)).join(', ');
+    const where = this.condition(plan.where, params);
+    const order = this.orderBy(plan.order);
+    if (!plan.partition) {
+      const page = this.paginate(plan.take, plan.skip, params);
+      const sql = `SELECT ${columns} FROM ${this.tableName(plan.table)} WHERE ${where} ORDER BY ${order}${page}`;
+      return { sql, params: params.values };
+    }
+    const rn = this.quote(ROW_NUMBER_ALIAS);
+    const inner =
+      `SELECT ${columns}, ROW_NUMBER() OVER (PARTITION BY ${this.quote(plan.partition.column)} ` +
+      `ORDER BY ${order}) AS ${rn} FROM ${this.tableName(plan.table)} WHERE ${where}`;
+    const bounds = [`${rn} > ${params.add(plan.skip)}`];
+    if (plan.take !== null) bounds.push(`${rn} <= ${params.add(plan.skip + plan.take)}`);
+    const sql = `SELECT ${columns} FROM (${inner}) ${this.quote('__tg_p')} WHERE ${bounds.join(' AND ')} ORDER BY ${rn}`;
+    return { sql, params: params.values };
+  }
+
+  compileCount(plan: CountPlan): CompiledQuery {
+    const params = new ParamList((i) => this.placeholder(i));
+    const where = this.condition(plan.where, params);
+    return {
+      sql: `SELECT COUNT(*) AS ${this.quote('count')} FROM ${this.tableName(plan.table)} WHERE ${where}`,
+      params: params.values,
+    };
+  }
+
+  private orderBy(order: OrderTerm[]): string {
+    return order.map((o) => this.orderTerm(this.quote(o.column), o.direction)).join(', ');
+  }
+
+  /** Compiles a {@link Condition}; every value becomes a bound parameter. */
+  protected condition(c: Condition, params: ParamList): string {
+    switch (c.kind) {
+      case 'and':
+        return c.items.length === 0 ? '1=1' : `(${c.items.map((i) => this.condition(i, params)).join(' AND ')})`;
+      case 'or':
+        return c.items.length === 0 ? '1=0' : `(${c.items.map((i) => this.condition(i, params)).join(' OR ')})`;
+      case 'compare':
+        return `${this.quote(c.column)} ${COMPARE_SQL[c.op]} ${params.add(c.value)}`;
+      case 'null':
+        return `${this.quote(c.column)} IS ${c.negated ? 'NOT ' : ''}NULL`;
+      case 'in': {
+        // in: [] matches nothing, nin: [] everything (CONTRACT.md §6).
+        if (c.values.length === 0) return c.negated ? '1=1' : '1=0';
+        const list = c.values.map((v) => params.add(v)).join(', ');
+        return `${this.quote(c.column)} ${c.negated ? 'NOT IN' : 'IN'} (${list})`;
+      }
+      case 'like': {
+        const pattern = likePattern(escapeLike(c.value, this.likeSpecials), c.mode);
+        return this.likeInsensitive(this.quote(c.column), params.add(pattern));
+      }
+    }
+  }
+}

@@ -1,0 +1,157 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { DataSource, DataSourceOptions } from 'typeorm';
+import { invalidInput } from '../common/domain-error';
+import type { ColumnKind, Dialect, IntrospectedTable, ModelColumn, TableRef } from './dialect';
+import { ParamList, SqlCompiler } from './sql-compiler';
+import { formatCommon } from './typeorm-introspection';
+
+/** Maps a declared SQLite column type to a kind, following SQLite's affinity rules (sqlite.org/datatype3.html §3.1). */
+export function sqliteKind(declared: string): ColumnKind {
+  const t = declared.toUpperCase();
+  if (t.includes('BIGINT') || t.includes('INT8')) return 'bigint';
+  if (t.includes('BOOL')) return 'boolean';
+  if (t.includes('INT')) return 'int';
+  if (t.includes('CHAR') || t.includes('CLOB') || t.includes('TEXT')) return 'text';
+  if (t.includes('REAL') || t.includes('FLOA') || t.includes('DOUB')) return 'float';
+  if (t.includes('DEC') || t.includes('NUMERIC')) return 'decimal';
+  if (t.includes('DATETIME') || t.includes('TIMESTAMP')) return 'timestamp';
+  if (t.includes('DATE')) return 'date';
+  if (t.includes('TIME')) return 'time';
+  if (t.includes('JSON')) return 'json';
+  return 'text';
+}
+
+/** SQL function registered on every SQLite connection: Unicode lower-casing for LIKE (SQLite's own is ASCII-only). */
+const CASEFOLD = 'tg_casefold';
+
+interface PragmaColumn {
+  name: string;
+  type: string;
+  notnull: bigint;
+  dflt_value: string | null;
+  pk: bigint;
+  hidden: bigint;
+}
+
+interface PragmaForeignKey {
+  id: bigint;
+  seq: bigint;
+  table: string;
+  from: string;
+  to: string | null;
+}
+
+/**
+ * SQLite adapter (`better-sqlite3` through TypeORM). Integers come back as BigInt (safe integers)
+ * so 64-bit values never lose digits; `tg_casefold` gives case-insensitive LIKE beyond ASCII.
+ * SQLite sorts NULL as the smallest value, which is the contract's order already.
+ * Introspection reads `PRAGMA table_xinfo` and `PRAGMA foreign_key_list` directly.
+ */
+export class SqliteDialect extends SqlCompiler implements Dialect {
+  readonly type = 'sqlite' as const;
+
+  connectionOptions(url: string): DataSourceOptions {
+    if (!url.startsWith('sqlite:')) throw invalidInput('A sqlite datasource URL is sqlite:<file>');
+    const file = resolve(url.slice('sqlite:'.length));
+    if (!existsSync(file)) throw invalidInput(`No SQLite database file at ${url.slice('sqlite:'.length)}`);
+    return {
+      type: 'better-sqlite3',
+      database: file,
+      fileMustExist: true,
+      timeout: 5000,
+      logging: false,
+      prepareDatabase: (db: {
+        defaultSafeIntegers(on: boolean): void;
+        function(name: string, opts: object, fn: (v: unknown) => unknown): void;
+      }) => {
+        db.defaultSafeIntegers(true);
+        db.function(CASEFOLD, { deterministic: true }, (v) => (v === null ? null : String(v).toLowerCase()));
+      },
+    };
+  }
+
+  async listTables(db: DataSource): Promise<TableRef[]> {
+    const rows: { name: string }[] = await db.query(
+      `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+    );
+    return rows.map((r) => ({ schema: null, name: r.name }));
+  }
+
+  async introspect(db: DataSource, tables: TableRef[]): Promise<IntrospectedTable[]> {
+    const out: IntrospectedTable[] = [];
+    for (const t of tables) {
+      const cols: PragmaColumn[] = await db.query(`SELECT * FROM pragma_table_xinfo(?)`, [t.name]);
+      if (cols.length === 0) continue;
+      const pk = cols.filter((c) => Number(c.pk) > 0).sort((a, b) => Number(a.pk) - Number(b.pk));
+      // An INTEGER PRIMARY KEY is the rowid: SQLite generates it (sqlite.org/lang_createtable.html#rowid).
+      const rowidAlias = pk.length === 1 && pk[0].type.toUpperCase() === 'INTEGER' ? pk[0].name : null;
+      const columns: ModelColumn[] = cols
+        .filter((c) => Number(c.hidden) !== 1)
+        .map((c) => ({
+          name: c.name,
+          dbType: c.type || 'TEXT',
+          kind: sqliteKind(c.type),
+          nullable: Number(c.notnull) === 0 && Number(c.pk) === 0,
+          hasDefault: c.dflt_value !== null,
+          generated: c.name === rowidAlias || Number(c.hidden) >= 2,
+          maxLength: lengthOf(c.type),
+          enum: null,
+        }));
+      const fkRows: PragmaForeignKey[] = await db.query(`SELECT * FROM pragma_foreign_key_list(?)`, [t.name]);
+      const byId = new Map<number, PragmaForeignKey[]>();
+      for (const r of fkRows) byId.set(Number(r.id), [...(byId.get(Number(r.id)) ?? []), r]);
+      const foreignKeys = [...byId.values()].map((parts) => {
+        parts.sort((a, b) => Number(a.seq) - Number(b.seq));
+        return {
+          columns: parts.map((p) => p.from),
+          referencedSchema: null,
+          referencedTable: parts[0].table,
+          referencedColumns: parts.map((p) => p.to ?? ''),
+        };
+      });
+      out.push({ schema: null, dbName: t.name, columns, primaryKey: pk.map((c) => c.name), foreignKeys });
+    }
+    // A foreign key naming no column references the parent's primary key.
+    for (const table of out) {
+      for (const fk of table.foreignKeys) {
+        if (fk.referencedColumns.some((c) => c === '')) {
+          const parent = out.find((p) => p.dbName === fk.referencedTable);
+          if (parent) fk.referencedColumns = [...parent.primaryKey];
+        }
+      }
+    }
+    return out;
+  }
+
+  quote(identifier: string): string {
+    return `"${identifier.replace(/"/g, '""')}"`;
+  }
+
+  protected placeholder(): string {
+    return '?';
+  }
+
+  protected likeInsensitive(column: string, pattern: string): string {
+    return `${CASEFOLD}(${column}) LIKE ${CASEFOLD}(${pattern}) ESCAPE '\\'`;
+  }
+
+  protected override paginate(take: number | null, skip: number, params: ParamList): string {
+    if (take === null) return skip > 0 ? ` LIMIT -1 OFFSET ${params.add(skip)}` : '';
+    return super.paginate(take, skip, params);
+  }
+
+  bindValue(_column: ModelColumn, value: unknown): unknown {
+    // better-sqlite3 binds numbers, strings, bigints, buffers and null only.
+    return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+  }
+
+  formatValue(column: ModelColumn, raw: unknown): unknown {
+    return formatCommon(column, raw);
+  }
+}
+
+function lengthOf(declared: string): number | null {
+  const m = /CHAR\s*\(\s*(\d+)\s*\)/i.exec(declared);
+  return m ? Number(m[1]) : null;
+}

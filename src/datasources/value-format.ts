@@ -1,0 +1,47 @@
+/**
+ * Value formatting shared by the adapters (CONTRACT.md §6 Values). Each takes the text a driver
+ * returns with its date parsing switched off, so no process or session time zone is involved.
+ */
+
+const LOCAL = /^(\d{4,}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d+))?$/;
+
+/** Fraction of a second as `.fff` (milliseconds), or '' when there is none or it is zero-length. */
+function millis(fraction: string | undefined): string {
+  return fraction ? '.' + fraction.padEnd(3, '0').slice(0, 3) : '';
+}
+
+/**
+ * A timestamp without time zone as stored: `YYYY-MM-DDTHH:mm:ss[.fff]`, no offset.
+ * Text it does not recognise (e.g. `infinity`) is returned unchanged.
+ */
+export function formatLocalTimestamp(text: string): string {
+  const m = LOCAL.exec(text.trim());
+  return m ? `${m[1]}T${m[2]}${millis(m[3])}` : text;
+}
+
+/**
+ * An instant as `YYYY-MM-DDTHH:mm:ss.sssZ` (UTC). Accepts a Date or text with an offset such as
+ * `2024-01-02 03:04:05.123456+05:30`, `…+00`, `… +01:00` or `…Z`.
+ */
+export function formatInstant(value: string | Date): string {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? String(value) : value.toISOString();
+  const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d+))?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(value.trim());
+  if (!m) return value;
+  let offset = m[4] ?? 'Z';
+  if (/^[+-]\d{2}$/.test(offset)) offset += ':00';
+  else if (/^[+-]\d{4}$/.test(offset)) offset = `${offset.slice(0, 3)}:${offset.slice(3)}`;
+  const date = new Date(`${m[1]}T${m[2]}${millis(m[3]) || '.000'}${offset}`);
+  return Number.isNaN(date.getTime()) ? value : date.toISOString();
+}
+
+/** A date as `YYYY-MM-DD` (the date part of whatever the driver gave). */
+export function formatDate(value: string | Date): string {
+  if (value instanceof Date) return value.toISOString().slice(0, 10);
+  const m = /^(\d{4,}-\d{2}-\d{2})/.exec(value);
+  return m ? m[1] : value;
+}
+
+/** A 64-bit integer or decimal as exact decimal text (never through a float). */
+export function formatExactNumber(value: unknown): string {
+  return typeof value === 'bigint' ? value.toString() : String(value);
+}

@@ -1,0 +1,20 @@
+import type DataLoader from 'dataloader';
+import type { KeyPrincipal } from '../api-keys/api-keys.service';
+import type { DatasourceConnection } from '../datasources/datasource-pools.service';
+import type { PlatformSession } from '../platform/sessions.service';
+
+/** Who is calling the GraphQL endpoint (CONTRACT.md §6 caller table). */
+export type Caller =
+  | { kind: 'key'; principal: KeyPrincipal }
+  | { kind: 'builder'; session: PlatformSession }
+  | { kind: 'anonymous' };
+
+/** Per-request state shared by the resolvers of one GraphQL request. */
+export interface GatewayContext {
+  caller: Caller;
+  appId: string;
+  /** The pooled connection of a datasource (memoised per request). */
+  connection(datasourceId: string): Promise<DatasourceConnection>;
+  /** One DataLoader per (relation, arguments, selected columns) for this request. */
+  loaders: Map<string, DataLoader<unknown, unknown>>;
+}

@@ -1,0 +1,155 @@
+import { FieldNode, FragmentDefinitionNode, Kind, SelectionSetNode } from 'graphql';
+import { invalidInput } from '../common/domain-error';
+import type { CompareOp, Condition, Dialect, ModelColumn, OrderTerm, TableRef } from '../datasources/dialect';
+import type { ModelTable } from '../platform/version-definition';
+import type { RowNode } from './api-tree';
+
+/** `take` default and ceiling (CONTRACT.md §6 Limits). */
+export const TAKE_LIMIT = 10_000;
+
+/** A `<Base>Filter` value after GraphQL coercion. */
+export interface FilterInput {
+  and?: FilterInput[] | null;
+  or?: FilterInput[] | null;
+  [column: string]: unknown;
+}
+
+const COMPARE_OPS = new Set<string>(['eq', 'neq', 'gt', 'gte', 'lt', 'lte']);
+const LIKE_OPS = new Set<string>(['contains', 'startsWith', 'endsWith']);
+
+/** The table's place in its database. */
+export function tableRef(table: ModelTable): TableRef {
+  return { schema: table.schema, name: table.dbName };
+}
+
+/**
+ * A key value as the database compares it. Integer keys take integer text or numbers; anything
+ * else is refused here rather than left to fail in the database.
+ * @throws DomainError INVALID_INPUT naming the column.
+ */
+function keyValue(column: ModelColumn, value: unknown): unknown {
+  if (column.kind === 'int' || column.kind === 'bigint') {
+    const text = String(value);
+    if (!/^-?\d+$/.test(text)) throw invalidInput(`"${text}" is not a valid ${column.name}: it takes whole numbers`);
+    return column.kind === 'int' ? Number(text) : text;
+  }
+  if (column.kind === 'uuid' && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(String(value))) {
+    throw invalidInput(`"${String(value)}" is not a valid ${column.name}: it takes a UUID`);
+  }
+  return value;
+}
+
+function columnCondition(node: RowNode, column: ModelColumn, ops: Record<string, unknown>, dialect: Dialect): Condition[] {
+  const isKey = node.isKey(column.name);
+  const bind = (v: unknown) => dialect.bindValue(column, isKey ? keyValue(column, v) : v);
+  const out: Condition[] = [];
+  for (const [op, value] of Object.entries(ops)) {
+    if (value === undefined) continue;
+    if ((op === 'eq' || op === 'neq') && value === null) {
+      // eq: null matches empty fields, neq: null filled ones (CONTRACT.md §6).
+      out.push({ kind: 'null', column: column.name, negated: op === 'neq' });
+    } else if (value === null) {
+      continue; // other operators given null: no condition
+    } else if (COMPARE_OPS.has(op)) {
+      out.push({ kind: 'compare', column: column.name, op: op as CompareOp, value: bind(value) });
+    } else if (op === 'in' || op === 'nin') {
+      out.push({ kind: 'in', column: column.name, values: (value as unknown[]).map(bind), negated: op === 'nin' });
+    } else if (LIKE_OPS.has(op)) {
+      out.push({ kind: 'like', column: column.name, mode: op as 'contains', value: String(value) });
+    }
+  }
+  return out;
+}
+
+/**
+ * Turns a `<Base>Filter` into a {@link Condition}: keys at one level combine with AND; `and: []`
+ * is true and `or: []` false (CONTRACT.md §6). Values are converted for the dialect's binding.
+ * @throws DomainError INVALID_INPUT for an invalid key value.
+ */
+export function planWhere(node: RowNode, where: FilterInput | null | undefined, dialect: Dialect): Condition {
+  const items: Condition[] = [];
+  if (where) {
+    for (const [key, value] of Object.entries(where)) {
+      if (value === undefined || value === null) continue;
+      if (key === 'and' || key === 'or') {
+        const parts = (value as FilterInput[]).map((f) => planWhere(node, f, dialect));
+        items.push({ kind: key, items: parts });
+        continue;
+      }
+      const column = node.columns.find((c) => c.name === key);
+      if (column) items.push(...columnCondition(node, column, value as Record<string, unknown>, dialect));
+    }
+  }
+  return items.length === 1 ? items[0] : { kind: 'and', items };
+}
+
+/**
+ * Turns `order` into sort terms, completed with the primary key so pages never overlap
+ * (CONTRACT.md §6). With no `order`, rows come by primary key ascending.
+ * @throws DomainError INVALID_INPUT when an element names other than one column.
+ */
+export function planOrder(node: RowNode, order: Record<string, 'ASC' | 'DESC'>[] | null | undefined): OrderTerm[] {
+  const terms: OrderTerm[] = [];
+  for (const element of order ?? []) {
+    const entries = Object.entries(element).filter(([, d]) => d !== null && d !== undefined);
+    if (entries.length !== 1) throw invalidInput('Each order element names exactly one column, e.g. [{name: ASC}, {id: DESC}]');
+    const [column, direction] = entries[0];
+    if (!terms.some((t) => t.column === column)) terms.push({ column, direction });
+  }
+  const key = node.table.primaryKey.length ? node.table.primaryKey : node.table.columns.slice(0, 1).map((c) => c.name);
+  for (const column of key) if (!terms.some((t) => t.column === column)) terms.push({ column, direction: 'ASC' });
+  return terms;
+}
+
+/**
+ * `take` and `skip` checked against CONTRACT.md §6: `take` defaults to and may not exceed 10,000;
+ * negative values are refused.
+ * @throws DomainError INVALID_INPUT naming the limit.
+ */
+export function planPage(take: number | null | undefined, skip: number | null | undefined): { take: number; skip: number } {
+  const t = take ?? TAKE_LIMIT;
+  const s = skip ?? 0;
+  if (t < 0) throw invalidInput('take must be 0 or more');
+  if (t > TAKE_LIMIT) throw invalidInput(`take exceeds the limit of ${TAKE_LIMIT.toLocaleString('en-US')} rows`);
+  if (s < 0) throw invalidInput('skip must be 0 or more');
+  return { take: t, skip: s };
+}
+
+function collectFieldNames(set: SelectionSetNode | undefined, fragments: Record<string, FragmentDefinitionNode>, into: Set<string>, seen: Set<string>): void {
+  for (const selection of set?.selections ?? []) {
+    if (selection.kind === Kind.FIELD) into.add(selection.name.value);
+    else if (selection.kind === Kind.INLINE_FRAGMENT) collectFieldNames(selection.selectionSet, fragments, into, seen);
+    else if (!seen.has(selection.name.value)) {
+      seen.add(selection.name.value);
+      collectFieldNames(fragments[selection.name.value]?.selectionSet, fragments, into, seen);
+    }
+  }
+}
+
+/**
+ * The columns a resolver reads: the requested ones, the keys requested navigation fields need,
+ * the primary key (stable order, identity) and any `extra` (a batch's partition column).
+ * Directives are not evaluated: a skipped field costs a column, never a query.
+ */
+export function selectColumns(node: RowNode, fieldNodes: readonly FieldNode[], fragments: Record<string, FragmentDefinitionNode>, extra: string[] = []): string[] {
+  const requested = new Set<string>();
+  for (const field of fieldNodes) collectFieldNames(field.selectionSet, fragments, requested, new Set());
+  const wanted = new Set<string>([...node.table.primaryKey, ...extra]);
+  for (const column of node.columns) if (requested.has(column.name)) wanted.add(column.name);
+  for (const { navigation } of node.navigations) if (requested.has(navigation.name)) wanted.add(navigation.fromColumn);
+  if (wanted.size === 0 && node.table.columns.length) wanted.add(node.table.columns[0].name);
+  return node.table.columns.filter((c) => wanted.has(c.name)).map((c) => c.name);
+}
+
+/**
+ * Result rows in the contract's output form, keyed by column name (each value through the
+ * dialect's `formatValue`).
+ */
+export function shapeRows(table: ModelTable, columns: string[], rows: Record<string, unknown>[], dialect: Dialect): Record<string, unknown>[] {
+  const models = columns.map((name) => table.columns.find((c) => c.name === name)!);
+  return rows.map((raw) => {
+    const row: Record<string, unknown> = {};
+    for (const column of models) row[column.name] = dialect.formatValue(column, raw[column.name]);
+    return row;
+  });
+}

@@ -1,0 +1,146 @@
+import {
+  GraphQLBoolean,
+  GraphQLEnumType,
+  GraphQLError,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInputObjectType,
+  GraphQLInputType,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLScalarType,
+  GraphQLString,
+  Kind,
+  ValueNode,
+} from 'graphql';
+import type { ColumnKind } from '../datasources/dialect';
+
+/**
+ * A scalar whose values travel as text of a given shape. Output is the adapter's formatted text;
+ * input must match `pattern` (`numeric`: also a JSON number, CONTRACT.md §6 "take numbers or
+ * numeric text as input").
+ */
+function textScalar(name: string, description: string, pattern: RegExp, numeric = false): GraphQLScalarType {
+  const parse = (value: unknown): string => {
+    if (numeric && typeof value === 'number' && Number.isFinite(value)) return String(value);
+    if (typeof value === 'string' && pattern.test(value)) return value;
+    throw new GraphQLError(`${name} cannot represent ${JSON.stringify(value)}: ${description}`);
+  };
+  return new GraphQLScalarType({
+    name,
+    description,
+    serialize: (value) => (typeof value === 'bigint' ? value.toString() : String(value)),
+    parseValue: parse,
+    parseLiteral(ast: ValueNode) {
+      if (ast.kind === Kind.STRING || (numeric && (ast.kind === Kind.INT || ast.kind === Kind.FLOAT))) return parse(ast.kind === Kind.STRING ? ast.value : Number(ast.value));
+      throw new GraphQLError(`${name} cannot represent a non-${numeric ? 'numeric' : 'text'} value`);
+    },
+  });
+}
+
+/** 64-bit integer as decimal text: never loses digits (CONTRACT.md §6; README "Values"). */
+export const BigIntScalar = textScalar('BigInt', 'A 64-bit integer, as decimal text (e.g. "9007199254740993").', /^-?\d+$/, true);
+/** Exact decimal as text (e.g. `"12.50"`). */
+export const DecimalScalar = textScalar('Decimal', 'An exact decimal number, as text (e.g. "12.50").', /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/, true);
+/** `YYYY-MM-DD`. */
+export const DateScalar = textScalar('Date', 'A calendar date, YYYY-MM-DD.', /^\d{4}-\d{2}-\d{2}$/);
+/** An instant, `YYYY-MM-DDTHH:mm:ss.sssZ`; input takes any ISO-8601 offset. */
+export const DateTimeScalar = textScalar(
+  'DateTime',
+  'An instant, YYYY-MM-DDTHH:mm:ss.sssZ (input: ISO-8601 with an offset).',
+  /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)$/,
+);
+/** A timestamp without time zone, as stored: `YYYY-MM-DDTHH:mm:ss[.fff]`. */
+export const LocalDateTimeScalar = textScalar(
+  'LocalDateTime',
+  'A date and time without time zone, as stored: YYYY-MM-DDTHH:mm:ss[.fff].',
+  /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/,
+);
+/** A time of day, `HH:mm:ss[.fff]`. */
+export const TimeScalar = textScalar('Time', 'A time of day, HH:mm:ss[.fff].', /^\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}(:?\d{2})?)?$/);
+
+/** `ASC | DESC` (CONTRACT.md §6 `<Base>Order`). */
+export const SortDirection = new GraphQLEnumType({
+  name: 'SortDirection',
+  description: 'Empty values sort first under ASC and last under DESC.',
+  values: { ASC: { value: 'ASC' }, DESC: { value: 'DESC' } },
+});
+
+/** Operator sets per column type (CONTRACT.md §6). */
+const TEXT_OPS = ['eq', 'neq', 'contains', 'startsWith', 'endsWith', 'gt', 'gte', 'lt', 'lte', 'in', 'nin'] as const;
+const NUMBER_OPS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin'] as const;
+const LIKE_OPS = new Set(['contains', 'startsWith', 'endsWith']);
+const BOOLEAN_OPS = ['eq', 'neq'] as const;
+const ID_OPS = ['eq', 'neq', 'in', 'nin'] as const;
+
+/** Every operator name a filter may carry. */
+export type FilterOp = (typeof TEXT_OPS)[number];
+
+function operatorInput(name: string, scalar: GraphQLInputType, ops: readonly string[]): GraphQLInputObjectType {
+  return new GraphQLInputObjectType({
+    name,
+    description: `Conditions on one ${scalar.toString()} column; several combine with AND.`,
+    fields: () =>
+      Object.fromEntries(
+        ops.map((op) => [
+          op,
+          op === 'in' || op === 'nin'
+            ? { type: new GraphQLList(new GraphQLNonNull(scalar)) }
+            : LIKE_OPS.has(op)
+              ? { type: GraphQLString, description: 'literal text, ignoring case' }
+              : { type: scalar, description: op === 'eq' ? 'null matches empty fields' : op === 'neq' ? 'null matches filled fields' : undefined },
+        ]),
+      ),
+  });
+}
+
+/** The output/input scalar of a column kind (keys are `ID`, decided by the caller). */
+export function scalarOf(kind: ColumnKind): GraphQLScalarType {
+  switch (kind) {
+    case 'int':
+      return GraphQLInt;
+    case 'float':
+      return GraphQLFloat;
+    case 'bigint':
+      return BigIntScalar;
+    case 'decimal':
+      return DecimalScalar;
+    case 'boolean':
+      return GraphQLBoolean;
+    case 'date':
+      return DateScalar;
+    case 'timestamptz':
+      return DateTimeScalar;
+    case 'timestamp':
+      return LocalDateTimeScalar;
+    case 'time':
+      return TimeScalar;
+    default:
+      return GraphQLString;
+  }
+}
+
+const FILTERS = {
+  ID: operatorInput('IDFilter', GraphQLID, ID_OPS),
+  String: operatorInput('StringFilter', GraphQLString, TEXT_OPS),
+  Int: operatorInput('IntFilter', GraphQLInt, NUMBER_OPS),
+  Float: operatorInput('FloatFilter', GraphQLFloat, NUMBER_OPS),
+  BigInt: operatorInput('BigIntFilter', BigIntScalar, NUMBER_OPS),
+  Decimal: operatorInput('DecimalFilter', DecimalScalar, NUMBER_OPS),
+  Boolean: operatorInput('BooleanFilter', GraphQLBoolean, BOOLEAN_OPS),
+  Date: operatorInput('DateFilter', DateScalar, TEXT_OPS),
+  DateTime: operatorInput('DateTimeFilter', DateTimeScalar, TEXT_OPS),
+  LocalDateTime: operatorInput('LocalDateTimeFilter', LocalDateTimeScalar, TEXT_OPS),
+  Time: operatorInput('TimeFilter', TimeScalar, TEXT_OPS),
+} as const;
+
+/**
+ * The operator input of a column: shared by every schema (GraphQL types may be shared). Enum
+ * columns filter as text (CONTRACT.md §6).
+ */
+export function filterInputOf(kind: ColumnKind, isKey: boolean): GraphQLInputObjectType {
+  if (isKey) return FILTERS.ID;
+  const name = scalarOf(kind).name as keyof typeof FILTERS;
+  return FILTERS[name] ?? FILTERS.String;
+}

@@ -1,0 +1,91 @@
+import DataLoader from 'dataloader';
+import type { GraphQLFieldResolver } from 'graphql';
+import type { Condition } from '../datasources/dialect';
+import type { NavigationNode, RowNode } from './api-tree';
+import type { GatewayContext } from './gateway-context';
+import { FilterInput, planOrder, planPage, planWhere, selectColumns, shapeRows, tableRef } from './query-planner';
+
+/** Arguments of `get<Base>` and of one-to-many navigation fields. */
+export interface ListArgs {
+  where?: FilterInput | null;
+  order?: Record<string, 'ASC' | 'DESC'>[] | null;
+  take?: number | null;
+  skip?: number | null;
+}
+
+type Row = Record<string, unknown>;
+
+/** Parent keys per batch: bounded so the IN list stays within every database's parameter limit. */
+const MAX_BATCH = 1000;
+
+/** `get<Base>`: one SELECT with the filter, order and page, reading only the requested columns. */
+export function getResolver(node: RowNode): GraphQLFieldResolver<unknown, GatewayContext, ListArgs> {
+  return async (_source, args, ctx, info) => {
+    const page = planPage(args.take, args.skip);
+    const conn = await ctx.connection(node.table.datasourceId);
+    const where = planWhere(node, args.where, conn.dialect);
+    if (page.take === 0) return [];
+    const columns = selectColumns(node, info.fieldNodes, info.fragments);
+    const query = conn.dialect.compileSelect({ table: tableRef(node.table), columns, where, order: planOrder(node, args.order), ...page });
+    return shapeRows(node.table, columns, await conn.run(query), conn.dialect);
+  };
+}
+
+/** `count<Base>`: one `SELECT COUNT(*)` with the same filter as `get<Base>`. */
+export function countResolver(node: RowNode): GraphQLFieldResolver<unknown, GatewayContext, { where?: FilterInput | null }> {
+  return async (_source, args, ctx) => {
+    const conn = await ctx.connection(node.table.datasourceId);
+    const rows = await conn.run(conn.dialect.compileCount({ table: tableRef(node.table), where: planWhere(node, args.where, conn.dialect) }));
+    return Number(rows[0]?.count ?? 0);
+  };
+}
+
+/**
+ * A navigation field. All parent rows of one level share one DataLoader, so a level costs one
+ * query however many parents it has (`WHERE key IN (…)`; one-to-many pages per parent with
+ * `ROW_NUMBER() OVER (PARTITION BY …)`).
+ */
+export function navigationResolver(parent: RowNode, nav: NavigationNode): GraphQLFieldResolver<Row, GatewayContext, ListArgs> {
+  const { navigation, node } = nav;
+  const many = navigation.kind === 'oneToMany';
+  return async (row, args, ctx, info) => {
+    const key = row[navigation.fromColumn];
+    if (key === null || key === undefined) return many ? [] : null;
+    const columns = selectColumns(node, info.fieldNodes, info.fragments, [navigation.toColumn]);
+    const page = many ? planPage(args.take, args.skip) : null;
+    const cacheKey = `${parent.typeName}.${navigation.name}|${columns.join(',')}|${JSON.stringify(args)}`;
+    let loader = ctx.loaders.get(cacheKey);
+    if (!loader) {
+      loader = new DataLoader<unknown, unknown>(
+        async (keys) => {
+          const conn = await ctx.connection(node.table.datasourceId);
+          const toColumn = node.table.columns.find((c) => c.name === navigation.toColumn)!;
+          const inKeys: Condition = { kind: 'in', column: toColumn.name, values: keys.map((k) => conn.dialect.bindValue(toColumn, k)), negated: false };
+          const where: Condition = many ? { kind: 'and', items: [inKeys, planWhere(node, args.where, conn.dialect)] } : inKeys;
+          const query = conn.dialect.compileSelect({
+            table: tableRef(node.table),
+            columns,
+            where,
+            order: planOrder(node, many ? args.order : null),
+            take: page ? page.take : null,
+            skip: page ? page.skip : 0,
+            ...(many ? { partition: { column: toColumn.name } } : {}),
+          });
+          const rows = shapeRows(node.table, columns, await conn.run(query), conn.dialect);
+          const groups = new Map<string, Row[]>();
+          for (const r of rows) {
+            const k = String(r[toColumn.name]);
+            const group = groups.get(k);
+            if (group) group.push(r);
+            else groups.set(k, [r]);
+          }
+          return keys.map((k) => (many ? (groups.get(String(k)) ?? []) : (groups.get(String(k))?.[0] ?? null)));
+        },
+        { cacheKeyFn: (k) => String(k), maxBatchSize: MAX_BATCH },
+      );
+      ctx.loaders.set(cacheKey, loader);
+    }
+    if (page && page.take === 0) return [];
+    return loader.load(key);
+  };
+}

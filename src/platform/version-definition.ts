@@ -1,0 +1,67 @@
+import type { IntrospectedTable } from '../datasources/dialect';
+
+/** A table imported into an app's model (CONTRACT.md §3). */
+export interface ModelTable extends IntrospectedTable {
+  /** Model name: the database table's name, or `<schema>_<table>` when two imported tables share it. */
+  name: string;
+  datasourceId: string;
+  /** Deactivated tables leave the GraphQL schema. */
+  active: boolean;
+}
+
+/** An app enum (CONTRACT.md §3); becomes a GraphQL enum of the same name. */
+export interface ModelEnum {
+  name: string;
+  description: string | null;
+  values: { value: string; label: string | null; color: string | null }[];
+}
+
+/** Which of the four actions a Table API exposes (or switches public). */
+export interface ApiActions {
+  select: boolean;
+  insert: boolean;
+  update: boolean;
+  delete: boolean;
+}
+
+/** The included-fields tree: `true` for a column, a nested tree for a navigation field. */
+export interface FieldsTree {
+  [field: string]: true | FieldsTree;
+}
+
+/** A Table API: one table exposed as GraphQL operations named after `name` (CONTRACT.md §3, §6). */
+export interface TableApiDefinition {
+  id: string;
+  name: string;
+  table: string;
+  actions: ApiActions;
+  public: ApiActions;
+  /** Null: every column of the table, no navigation. */
+  fields: FieldsTree | null;
+  status: 'draft' | 'published';
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * The definitions of one app version, kept as one JSON document whose revision grows with every
+ * change (docs/adr/0003-versioned-definition-document.md).
+ */
+export interface VersionDefinition {
+  tables: ModelTable[];
+  enums: ModelEnum[];
+  apis: TableApiDefinition[];
+  /** Row rules per role (CONTRACT.md §4); filled by the app-access module. */
+  permissions: Record<string, unknown>;
+}
+
+/** The definition of a new app's first main version. */
+export function emptyDefinition(): VersionDefinition {
+  return { tables: [], enums: [], apis: [], permissions: {} };
+}
+
+/** A version as the request path addresses it: the cache key's first two parts. */
+export interface VersionHead {
+  versionId: string;
+  revision: number;
+}

@@ -1,0 +1,128 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource, Repository } from 'typeorm';
+import { notFound } from '../common/domain-error';
+import { EventsService } from '../events/events.service';
+import { AppVersionEntity } from './entities/app-version.entity';
+import { PlatformErrors } from './platform.errors';
+import { VersionDefinition, VersionHead } from './version-definition';
+
+const MAIN = 'main';
+
+/**
+ * Versions of an app's definitions (CONTRACT.md §7, docs/adr/0003): one main version and one
+ * working version per builder, created from main on the builder's first edit. Every change writes
+ * the whole document and bumps `revision` in one conditional UPDATE, so a concurrent edit is
+ * refused instead of lost; then a `ModelChanged` event tells other instances.
+ */
+@Injectable()
+export class VersionsService {
+  constructor(
+    @InjectRepository(AppVersionEntity) private readonly versions: Repository<AppVersionEntity>,
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly events: EventsService,
+  ) {}
+
+  /** Main version's id and revision: what keys, app users and anonymous callers address. */
+  async mainHead(appId: string): Promise<VersionHead | null> {
+    return this.head(appId, MAIN);
+  }
+
+  /** The builder's working version head, or main's when the builder has not edited yet. */
+  async builderHead(appId: string, accountId: string): Promise<VersionHead | null> {
+    return (await this.head(appId, accountId)) ?? (await this.head(appId, MAIN));
+  }
+
+  /** The definition document of a version. @throws DomainError NOT_FOUND. */
+  async definition(versionId: string): Promise<VersionDefinition> {
+    const row = await this.versions.findOne({ where: { id: versionId }, select: { definition: true } });
+    if (!row) throw notFound('Version', versionId);
+    return JSON.parse(row.definition) as VersionDefinition;
+  }
+
+  /** What a builder reads: their working version's definition, or main's. */
+  async readForBuilder(appId: string, accountId: string): Promise<VersionDefinition> {
+    const head = await this.builderHead(appId, accountId);
+    if (!head) throw notFound('App', appId);
+    return this.definition(head.versionId);
+  }
+
+  /**
+   * Applies `change` to the builder's working version (created from main first when missing) and
+   * bumps its revision. `change` mutates the document and returns the route's result; when it
+   * throws, nothing is written.
+   * @throws DomainError NOT_FOUND (no app), CONFLICT (edited concurrently), or what `change` throws.
+   */
+  async edit<T>(appId: string, accountId: string, change: (def: VersionDefinition) => T | Promise<T>): Promise<T> {
+    const working = await this.ensureWorking(appId, accountId);
+    const def = JSON.parse(working.definition) as VersionDefinition;
+    const result = await change(def);
+    const updated = await this.versions
+      .createQueryBuilder()
+      .update(AppVersionEntity)
+      .set({ definition: JSON.stringify(def), revision: working.revision + 1, updatedAt: new Date().toISOString() })
+      .where('id = :id AND revision = :revision', { id: working.id, revision: working.revision })
+      .execute();
+    if (updated.affected !== 1) throw PlatformErrors.versionConflict();
+    this.events.modelChanged({ appId, versionId: working.id, revision: working.revision + 1 });
+    return result;
+  }
+
+  /**
+   * Makes the builder's working version main (CONTRACT.md §3 `versions/publish`) and drops the
+   * working version, so the builder's next edit starts from the new main.
+   * @returns the new main revision.
+   */
+  async publish(appId: string, accountId: string): Promise<{ revision: number }> {
+    const main = await this.versions.findOneBy({ appId, slot: MAIN });
+    if (!main) throw notFound('App', appId);
+    const working = await this.versions.findOneBy({ appId, slot: accountId });
+    if (!working) return { revision: main.revision };
+    const revision = main.revision + 1;
+    await this.db.transaction(async (tx) => {
+      const res = await tx
+        .createQueryBuilder()
+        .update(AppVersionEntity)
+        .set({ definition: working.definition, revision, updatedAt: new Date().toISOString() })
+        .where('id = :id AND revision = :revision', { id: main.id, revision: main.revision })
+        .execute();
+      if (res.affected !== 1) throw PlatformErrors.versionConflict();
+      await tx.delete(AppVersionEntity, { id: working.id });
+    });
+    this.events.modelChanged({ appId, versionId: main.id, revision });
+    return { revision };
+  }
+
+  private async head(appId: string, slot: string): Promise<VersionHead | null> {
+    const row = await this.versions.findOne({
+      where: { appId, slot },
+      select: { id: true, revision: true },
+    });
+    return row ? { versionId: row.id, revision: row.revision } : null;
+  }
+
+  private async ensureWorking(appId: string, accountId: string): Promise<AppVersionEntity> {
+    const existing = await this.versions.findOneBy({ appId, slot: accountId });
+    if (existing) return existing;
+    const main = await this.versions.findOneBy({ appId, slot: MAIN });
+    if (!main) throw notFound('App', appId);
+    const working = this.versions.create({
+      id: randomUUID(),
+      appId,
+      slot: accountId,
+      revision: 1,
+      definition: main.definition,
+      updatedAt: new Date().toISOString(),
+    });
+    try {
+      await this.versions.insert(working);
+      return working;
+    } catch {
+      // Another request of the same builder created it first.
+      const again = await this.versions.findOneBy({ appId, slot: accountId });
+      if (!again) throw PlatformErrors.versionConflict();
+      return again;
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { AppsService } from '../platform/apps.service';
+import { CurrentSession } from '../platform/current-session.decorator';
+import type { PlatformSession } from '../platform/sessions.service';
+import type { TableApiDefinition } from '../platform/version-definition';
+import { CreateTableApiDto, UpdateTableApiDto } from './dto/table-api.dto';
+import { TableApisService } from './table-apis.service';
+
+/** Table APIs of an app (CONTRACT.md §3); builders and administrators, in their working version. */
+@Controller('api/apps/:appId/apis')
+export class TableApisController {
+  constructor(
+    private readonly apps: AppsService,
+    private readonly apis: TableApisService,
+  ) {}
+
+  /** `POST …/apis` → `201 {id, name, status: "draft", …}`. */
+  @Post()
+  async create(@Param('appId') appId: string, @Body() body: CreateTableApiDto, @CurrentSession() s: PlatformSession): Promise<TableApiDefinition> {
+    await this.apps.get(appId);
+    return this.apis.create(appId, s.accountId, body);
+  }
+
+  /** `GET …/apis`. */
+  @Get()
+  async list(@Param('appId') appId: string, @CurrentSession() s: PlatformSession): Promise<TableApiDefinition[]> {
+    await this.apps.get(appId);
+    return this.apis.list(appId, s.accountId);
+  }
+
+  /** `GET …/apis/:apiId`. */
+  @Get(':apiId')
+  async get(@Param('appId') appId: string, @Param('apiId') apiId: string, @CurrentSession() s: PlatformSession): Promise<TableApiDefinition> {
+    await this.apps.get(appId);
+    return this.apis.get(appId, s.accountId, apiId);
+  }
+
+  /** `PATCH …/apis/:apiId`. */
+  @Patch(':apiId')
+  async update(
+    @Param('appId') appId: string,
+    @Param('apiId') apiId: string,
+    @Body() body: UpdateTableApiDto,
+    @CurrentSession() s: PlatformSession,
+  ): Promise<TableApiDefinition> {
+    await this.apps.get(appId);
+    return this.apis.update(appId, s.accountId, apiId, body);
+  }
+
+  /** `DELETE …/apis/:apiId` → `204`. */
+  @Delete(':apiId')
+  @HttpCode(204)
+  async delete(@Param('appId') appId: string, @Param('apiId') apiId: string, @CurrentSession() s: PlatformSession): Promise<void> {
+    await this.apps.get(appId);
+    await this.apis.delete(appId, s.accountId, apiId);
+  }
+
+  /** `POST …/apis/:apiId/publish` → `{status: "published"}`; `400` without a table or an active action. */
+  @Post(':apiId/publish')
+  @HttpCode(200)
+  async publish(@Param('appId') appId: string, @Param('apiId') apiId: string, @CurrentSession() s: PlatformSession): Promise<{ status: 'published' }> {
+    await this.apps.get(appId);
+    return this.apis.publish(appId, s.accountId, apiId);
+  }
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { PlatformModule } from '../platform/platform.module';
+import { TableApisController } from './table-apis.controller';
+import { TableApisService } from './table-apis.service';
+
+/** Table API definitions, included fields, publication. */
+@Module({
+  imports: [PlatformModule],
+  controllers: [TableApisController],
+  providers: [TableApisService],
+  exports: [TableApisService],
+})
+export class TableApisModule {}

@@ -1,0 +1,139 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { DomainError, ErrorCode, invalidInput, notFound } from '../common/domain-error';
+import { navigationsOf } from '../data-model/model-graph';
+import type { ApiActions, FieldsTree, TableApiDefinition, VersionDefinition } from '../platform/version-definition';
+import { VersionsService } from '../platform/versions.service';
+
+/** Input of create and update. */
+export interface TableApiInput {
+  name?: string;
+  table?: string;
+  actions?: ApiActions;
+  public?: Partial<ApiActions>;
+  fields?: FieldsTree | null;
+}
+
+const NO_ACTIONS: ApiActions = { select: false, insert: false, update: false, delete: false };
+
+/**
+ * Every problem of an included-fields tree against the model: unknown columns or navigation
+ * fields, values other than `true` or a nested tree. Navigation fields nest to any depth.
+ */
+export function fieldsTreeProblems(def: VersionDefinition, table: string, tree: FieldsTree, path = ''): string[] {
+  const t = def.tables.find((m) => m.name === table);
+  if (!t) return [`table "${table}" is not in the model`];
+  const navs = navigationsOf(def.tables, table);
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(tree)) {
+    const at = path ? `${path}.${key}` : key;
+    const nav = navs.find((n) => n.name === key);
+    if (value === true && t.columns.some((c) => c.name === key)) continue;
+    if (nav && value !== null && typeof value === 'object') {
+      problems.push(...fieldsTreeProblems(def, nav.to, value, at));
+      continue;
+    }
+    if (nav) problems.push(`fields.${at}: a navigation field takes an object of its fields`);
+    else problems.push(`fields.${at}: "${table}" has no column or navigation field "${key}"`);
+  }
+  return problems;
+}
+
+/** Table APIs of an app version: create, read, change, delete, publish (CONTRACT.md §3). */
+@Injectable()
+export class TableApisService {
+  constructor(private readonly versions: VersionsService) {}
+
+  /** Creates a draft API. @throws DomainError INVALID_INPUT (every problem), CONFLICT (name taken). */
+  create(appId: string, accountId: string, input: Required<Pick<TableApiInput, 'name' | 'table' | 'actions'>> & TableApiInput): Promise<TableApiDefinition> {
+    return this.versions.edit(appId, accountId, (def) => {
+      const now = new Date().toISOString();
+      const api: TableApiDefinition = {
+        id: randomUUID(),
+        name: input.name,
+        table: input.table,
+        actions: input.actions,
+        public: { ...NO_ACTIONS, ...input.public },
+        fields: input.fields ?? null,
+        status: 'draft',
+        createdAt: now,
+        updatedAt: now,
+      };
+      this.check(def, api);
+      def.apis.push(api);
+      return api;
+    });
+  }
+
+  /** The version's APIs as the caller sees them (their working version, else main). */
+  async list(appId: string, accountId: string): Promise<TableApiDefinition[]> {
+    return (await this.versions.readForBuilder(appId, accountId)).apis;
+  }
+
+  /** One API. @throws DomainError NOT_FOUND. */
+  async get(appId: string, accountId: string, apiId: string): Promise<TableApiDefinition> {
+    const api = (await this.list(appId, accountId)).find((a) => a.id === apiId);
+    if (!api) throw notFound('Table API', apiId);
+    return api;
+  }
+
+  /** Changes an API; a published API stays published. @throws DomainError NOT_FOUND, INVALID_INPUT, CONFLICT. */
+  update(appId: string, accountId: string, apiId: string, input: TableApiInput): Promise<TableApiDefinition> {
+    return this.versions.edit(appId, accountId, (def) => {
+      const api = this.find(def, apiId);
+      const next: TableApiDefinition = {
+        ...api,
+        ...(input.name !== undefined && { name: input.name }),
+        ...(input.table !== undefined && { table: input.table }),
+        ...(input.actions !== undefined && { actions: input.actions }),
+        ...(input.public !== undefined && { public: { ...NO_ACTIONS, ...input.public } }),
+        ...(input.fields !== undefined && { fields: input.fields }),
+        updatedAt: new Date().toISOString(),
+      };
+      this.check(def, next);
+      Object.assign(api, next);
+      return api;
+    });
+  }
+
+  /** Deletes an API. @throws DomainError NOT_FOUND. */
+  delete(appId: string, accountId: string, apiId: string): Promise<void> {
+    return this.versions.edit(appId, accountId, (def) => {
+      this.find(def, apiId);
+      def.apis = def.apis.filter((a) => a.id !== apiId);
+    });
+  }
+
+  /** Publishes an API. @throws DomainError INVALID_INPUT without a table or an active action. */
+  publish(appId: string, accountId: string, apiId: string): Promise<{ status: 'published' }> {
+    return this.versions.edit(appId, accountId, (def) => {
+      const api = this.find(def, apiId);
+      const problems: string[] = [];
+      if (!def.tables.some((t) => t.name === api.table && t.active)) problems.push(`table "${api.table}" is not an active model table`);
+      if (!Object.values(api.actions).some(Boolean)) problems.push('no action is active');
+      if (problems.length) throw invalidInput('This API cannot be published yet', problems);
+      api.status = 'published';
+      api.updatedAt = new Date().toISOString();
+      return { status: 'published' as const };
+    });
+  }
+
+  private find(def: VersionDefinition, apiId: string): TableApiDefinition {
+    const api = def.apis.find((a) => a.id === apiId);
+    if (!api) throw notFound('Table API', apiId);
+    return api;
+  }
+
+  private check(def: VersionDefinition, api: TableApiDefinition): void {
+    const base = api.name.toLowerCase();
+    if (def.apis.some((a) => a.id !== api.id && a.name.toLowerCase() === base)) {
+      throw new DomainError(ErrorCode.Conflict, `An API named "${api.name}" exists already (names differ by more than case)`);
+    }
+    const problems = def.tables.some((t) => t.name === api.table)
+      ? api.fields
+        ? fieldsTreeProblems(def, api.table, api.fields)
+        : []
+      : [`table: "${api.table}" is not in the model; import it first`];
+    if (problems.length) throw invalidInput('Invalid Table API', problems);
+  }
+}
