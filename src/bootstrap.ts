@@ -1,6 +1,6 @@
 import { ConsoleLogger, INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
 import cookieParser from 'cookie-parser';
 import { AppModule } from './app.module';
 import { HttpErrorFilter } from './common/http-error.filter';
@@ -16,7 +16,10 @@ import { AccountsService } from './platform/accounts.service';
  */
 export async function createApp(config: AppConfig, options: { logger?: false } = {}): Promise<NestExpressApplication> {
   const logger = options.logger === false ? false : new ConsoleLogger({ json: config.production, prefix: 'tablegraph' });
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), { logger, bufferLogs: false });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressAdapter(), {
+    logger,
+    bufferLogs: false,
+  });
   app.use(cookieParser());
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(createValidationPipe());

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { IsNull, LessThan, Or, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
 import { invalidInput, notFound } from '../common/domain-error';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -136,10 +136,12 @@ export class ApiKeysService {
     const now = Date.now();
     if (entity.lastUsedAt && now - new Date(entity.lastUsedAt).getTime() < LAST_USED_RESOLUTION_MS) return;
     const stale = new Date(now - LAST_USED_RESOLUTION_MS).toISOString();
-    await this.keys.update(
-      { id: entity.id, lastUsedAt: Or(IsNull(), LessThan(stale)) },
-      { lastUsedAt: new Date(now).toISOString() },
-    );
+    await this.keys
+      .createQueryBuilder()
+      .update(ApiKeyEntity)
+      .set({ lastUsedAt: new Date(now).toISOString() })
+      .where('id = :id AND (last_used_at IS NULL OR last_used_at < :stale)', { id: entity.id, stale })
+      .execute();
   }
 }
 

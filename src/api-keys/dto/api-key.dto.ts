@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import {
+  Allow,
   ArrayNotEmpty,
   IsArray,
   IsDateString,
@@ -15,7 +16,7 @@ import {
 export class ScopeEntryDto {
   @IsString() appId: string;
   /** `"all"` or `["<apiId>", …]`; checked by the service (class-validator has no union). */
-  endpoints: 'all' | string[];
+  @Allow() endpoints: 'all' | string[];
 }
 
 /** `POST /api/admin/api-keys` body (CONTRACT.md §5). */
