@@ -50,6 +50,8 @@ describe('formatInstant (timestamp with time zone: YYYY-MM-DDTHH:mm:ss.sssZ)', (
     ['2024-01-02 22:30:00-03', '2024-01-03T01:30:00.000Z'],
     ['2024-01-02 22:30:00.5-03:00', '2024-01-03T01:30:00.500Z'],
     ['2024-01-02 03:04:05 +01:00', '2024-01-02T02:04:05.000Z'],
+    ['2024-01-02 03:04:05.123+05:45', '2024-01-01T21:19:05.123Z'],
+    ['0099-01-01 00:00:00+00', '0099-01-01T00:00:00.000Z'],
     ['2024-12-31 23:30:00-01', '2025-01-01T00:30:00.000Z'],
     ['2024-01-02 03:04:05', '2024-01-02T03:04:05.000Z'],
   ])('%j → %j', (input, expected) => {
@@ -66,6 +68,15 @@ describe('formatInstant (timestamp with time zone: YYYY-MM-DDTHH:mm:ss.sssZ)', (
   ])('a fraction %j becomes milliseconds %j', (fraction, ms) => {
     expect(formatInstant(`2024-01-02 03:04:05${fraction}+00`)).toBe(`2024-01-02T03:04:05${ms}Z`);
     expect(formatInstant(`2024-01-02 03:04:05${fraction}Z`)).toBe(`2024-01-02T03:04:05${ms}Z`);
+  });
+
+  it('converts an offset with seconds (PostgreSQL prints local mean time offsets such as +00:19:32)', () => {
+    // Before a zone adopted standard time PostgreSQL prints its local mean time offset with seconds
+    // (session TimeZone America/Sao_Paulo before 1914: -03:06:28). The PostgreSQL dialect does not
+    // pin the session time zone, so such text reaches formatInstant; CONTRACT.md §6 still wants
+    // YYYY-MM-DDTHH:mm:ss.sssZ.
+    expect(formatInstant('1900-01-01 00:00:00+00:19:32')).toBe('1899-12-31T23:40:28.000Z');
+    expect(formatInstant('1900-01-01 12:00:00-03:06:28')).toBe('1900-01-01T15:06:28.000Z');
   });
 
   it('formats a Date as its UTC instant', () => {

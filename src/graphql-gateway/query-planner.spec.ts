@@ -2,7 +2,7 @@ import { FieldNode, FragmentDefinitionNode, Kind, OperationDefinitionNode, parse
 import { DomainError, ErrorCode } from '../common/domain-error';
 import type { ColumnKind, ModelColumn, ModelForeignKey } from '../datasources/dialect';
 import { PostgresDialect } from '../datasources/postgres.dialect';
-import { SqliteDialect } from '../datasources/sqlite.dialect';
+import { SqliteDialect, sqliteKind } from '../datasources/sqlite.dialect';
 import type { ModelTable, TableApiDefinition, VersionDefinition } from '../platform/version-definition';
 import { buildApiTree, RowNode } from './api-tree';
 import { FilterInput, planOrder, planPage, planWhere, selectColumns, shapeRows, TAKE_LIMIT, tableRef } from './query-planner';
@@ -446,5 +446,26 @@ describe('shapeRows', () => {
 
   it('no rows give no rows', () => {
     expect(shapeRows(customer, ['id'], [], pg)).toEqual([]);
+  });
+});
+
+describe('64-bit keys of SQLite INTEGER columns (CONTRACT.md §6 Values: 64-bit integers never lose digits)', () => {
+  // An SQLite INTEGER (the rowid) holds 64-bit values; snowflake-style ids exceed 2^53.
+  const big = '1234567890123456789';
+  const tweet: ModelTable = {
+    ...table('tweet', [col('id', sqliteKind('INTEGER'), { nullable: false, generated: true }), col('body', sqliteKind('TEXT'))], ['id']),
+    schema: null,
+  };
+  const node = buildApiTree({ tables: [tweet], enums: [], apis: [], permissions: {} }, api('tweets', 'tweet', null))!;
+
+  it('a filter on the key compares the exact value', () => {
+    const where = planWhere(node, { id: { eq: big } }, lite);
+    expect(where.kind).toBe('compare');
+    expect(String((where as { value: unknown }).value)).toBe(big);
+  });
+
+  it('the key is returned with every digit', () => {
+    const [row] = shapeRows(tweet, ['id'], [{ id: BigInt(big) }], lite);
+    expect(String(row.id)).toBe(big);
   });
 });

@@ -1,6 +1,6 @@
 import { ApolloServer, ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { scopeCoversApi, scopeForApp } from '../api-keys/api-keys.service';
 import { ApiKeyErrors } from '../api-keys/api-keys.errors';
@@ -16,6 +16,15 @@ import { Audience, BuiltSchema, RootFieldInfo, VersionTypes } from './schema-bui
 export interface ExecutableSchema extends BuiltSchema {
   server: ApolloServer<GatewayContext>;
 }
+
+const nestLogger = new Logger('Apollo');
+/** Apollo's own messages go through the service's logger. */
+const APOLLO_LOGGER = {
+  debug: (m: unknown) => nestLogger.debug(String(m)),
+  info: (m: unknown) => nestLogger.log(String(m)),
+  warn: (m: unknown) => nestLogger.warn(String(m)),
+  error: (m: unknown) => nestLogger.error(String(m)),
+};
 
 /** Schemas kept at once; the least recently used are stopped and dropped. */
 const MAX_SCHEMAS = 200;
@@ -114,7 +123,7 @@ export class SchemaProviderService implements OnModuleDestroy {
       schema: built.schema,
       introspection: true,
       includeStacktraceInErrorResponses: false,
-      status400ForVariableCoercionErrors: true,
+      logger: APOLLO_LOGGER,
       validationRules: [NestingLimitRule, AliasLimitRule],
       formatError: formatGatewayError,
       plugins: [ApolloServerPluginLandingPageDisabled(), gatewayRulesPlugin(built.rootFields)],
