@@ -47,6 +47,7 @@ describe('loadConfig defaults', () => {
       demo: false,
       apiKeyRateLimitPerMinute: 600,
       dataDir: resolve(dataDir),
+      sqliteDatasourceDir: resolve(dataDir, 'datasources'),
     });
   });
 

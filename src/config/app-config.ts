@@ -32,6 +32,8 @@ export interface AppConfig {
   apiKeyRateLimitPerMinute: number;
   /** Folder for generated local state (dev secret, embedded databases). */
   dataDir: string;
+  /** The only folder SQLite datasources may be opened from (a builder must not reach other files). */
+  sqliteDatasourceDir: string;
 }
 
 /** A configuration value that cannot be used; the message names the variable and what to change. */
@@ -127,7 +129,7 @@ export function loadConfig(env: Env, defaults: { demo: boolean }): AppConfig {
   const store = metadataStore(env, dataDir);
   const secret = platformSecret(env, production, dataDir);
   return {
-    port: intIn(env, 'PORT', 3000, 0, 65535),
+    port: intIn(env, 'PORT', 3000, 1, 65535),
     host,
     production,
     metadataStore: store,
@@ -139,6 +141,7 @@ export function loadConfig(env: Env, defaults: { demo: boolean }): AppConfig {
     demo: flag(env, 'DEMO', defaults.demo),
     apiKeyRateLimitPerMinute: intIn(env, 'API_KEY_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000_000),
     dataDir,
+    sqliteDatasourceDir: resolve(env.SQLITE_DATASOURCE_DIR || resolve(dataDir, 'datasources')),
   };
 }
 

@@ -1,8 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
-import { notFound } from '../common/domain-error';
+import { DomainError, ErrorCode, notFound } from '../common/domain-error';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { confineSqliteUrl } from '../datasources/sqlite.dialect';
 import { DatasourceConnection, DatasourcePoolsService } from '../datasources/datasource-pools.service';
 import type { IntrospectedTable, TableRef } from '../datasources/dialect';
 import { SecretBoxService } from '../platform/secret-box.service';
@@ -27,20 +30,27 @@ export class DatasourcesService {
     @InjectRepository(DatasourceEntity) private readonly datasources: Repository<DatasourceEntity>,
     private readonly pools: DatasourcePoolsService,
     private readonly secretBox: SecretBoxService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
-   * Tries the connection, then saves the datasource.
-   * @throws DomainError INVALID_INPUT (type, URL), DATASOURCE_UNREACHABLE (driver's reason, no password).
+   * Tries the connection, then saves the datasource. SQLite files must lie in
+   * `SQLITE_DATASOURCE_DIR` ({@link confineSqliteUrl}).
+   * @throws DomainError INVALID_INPUT (type, URL), CONFLICT (name taken), DATASOURCE_UNREACHABLE
+   * (driver's reason, no password).
    */
   async create(appId: string, input: { name: string; type: string; url: string }): Promise<DatasourceView> {
-    await this.pools.withConnection(input.type, input.url, (db) => db.query('SELECT 1'));
+    if (await this.datasources.existsBy({ appId, name: input.name })) {
+      throw new DomainError(ErrorCode.Conflict, `The app has a datasource named "${input.name}" already; choose another name`);
+    }
+    const url = input.type === 'sqlite' ? confineSqliteUrl(input.url, this.config.sqliteDatasourceDir) : input.url;
+    await this.pools.withConnection(input.type, url, (db) => db.query('SELECT 1'));
     const entity = this.datasources.create({
       id: randomUUID(),
       appId,
       name: input.name,
       type: input.type,
-      urlCiphertext: this.secretBox.seal(input.url),
+      urlCiphertext: this.secretBox.seal(url),
       createdAt: new Date().toISOString(),
     });
     await this.datasources.insert(entity);

@@ -21,7 +21,8 @@ export function postgresKind(dbType: string): ColumnKind {
   const t = dbType.toLowerCase();
   if (t === 'smallint' || t === 'integer' || t === 'int' || t === 'int2' || t === 'int4') return 'int';
   if (t === 'bigint' || t === 'int8') return 'bigint';
-  if (t === 'numeric' || t === 'decimal' || t === 'money') return 'decimal';
+  // money prints with a currency symbol (`$12.50`): it stays text.
+  if (t === 'numeric' || t === 'decimal') return 'decimal';
   if (t === 'real' || t === 'double precision' || t === 'float4' || t === 'float8') return 'float';
   if (t === 'boolean' || t === 'bool') return 'boolean';
   if (t === 'date') return 'date';
@@ -47,7 +48,8 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
       type: 'postgres',
       url,
       poolSize: 10,
-      extra: { types: typeParsers, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000 },
+      // Sessions in UTC: timestamptz text then always carries +00, whatever the server's zone.
+      extra: { types: typeParsers, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000, options: '-c TimeZone=UTC' },
       logging: false,
     };
   }

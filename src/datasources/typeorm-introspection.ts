@@ -55,6 +55,10 @@ export function formatCommon(column: ModelColumn, raw: unknown): unknown {
     case 'decimal':
       return formatExactNumber(raw);
     case 'int':
+      // A 64-bit value beyond 2^53 (an SQLite INTEGER rowid) stays exact text: as ID it is
+      // shown whole, as Int GraphQL refuses it loudly instead of rounding it.
+      if (typeof raw === 'bigint') return Number.isSafeInteger(Number(raw)) ? Number(raw) : raw.toString();
+      return typeof raw === 'number' ? raw : Number(raw);
     case 'float':
       return typeof raw === 'number' ? raw : Number(raw);
     case 'boolean':

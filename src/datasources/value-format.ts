@@ -21,16 +21,19 @@ export function formatLocalTimestamp(text: string): string {
 
 /**
  * An instant as `YYYY-MM-DDTHH:mm:ss.sssZ` (UTC). Accepts a Date or text with an offset such as
- * `2024-01-02 03:04:05.123456+05:30`, `…+00`, `… +01:00` or `…Z`.
+ * `2024-01-02 03:04:05.123456+05:30`, `…+00`, `…Z`, or PostgreSQL's local-mean-time offsets with
+ * seconds (`-03:06:28`, for dates before a zone adopted standard time). Text it does not
+ * recognise is returned unchanged.
  */
 export function formatInstant(value: string | Date): string {
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? String(value) : value.toISOString();
-  const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d+))?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(value.trim());
+  const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?\s*(Z|([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}))?)?$/.exec(value.trim());
   if (!m) return value;
-  let offset = m[4] ?? 'Z';
-  if (/^[+-]\d{2}$/.test(offset)) offset += ':00';
-  else if (/^[+-]\d{4}$/.test(offset)) offset = `${offset.slice(0, 3)}:${offset.slice(3)}`;
-  const date = new Date(`${m[1]}T${m[2]}${millis(m[3]) || '.000'}${offset}`);
+  const ms = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
+  const local = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), ms);
+  const offsetSeconds = m[9] ? (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 3600 + Number(m[11] ?? 0) * 60 + Number(m[12] ?? 0)) : 0;
+  const date = new Date(local - offsetSeconds * 1000);
+  if (Number(m[1]) < 100) date.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
   return Number.isNaN(date.getTime()) ? value : date.toISOString();
 }
 

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /** Order statuses of the demo dataset (the `OrderStatus` enum, CONTRACT.md §9). */
 export const DEMO_ORDER_STATUSES = ['PENDING', 'PAID', 'SHIPPED', 'CANCELLED'];
@@ -10,6 +11,7 @@ export const DEMO_ORDER_STATUSES = ['PENDING', 'PAID', 'SHIPPED', 'CANCELLED'];
  * examples show the same rows everywhere.
  */
 export function writeDemoDataset(file: string): void {
+  mkdirSync(dirname(file), { recursive: true });
   rmSync(file, { force: true });
   const db = new Database(file);
   try {

@@ -36,7 +36,7 @@ export class DemoService {
   /** Seeds the demo when no app exists. @returns the address and the key (to print once), or null. */
   async seedIfEmpty(): Promise<{ address: string; key: string } | null> {
     if ((await this.apps.list()).length > 0) return null;
-    const file = resolve(this.config.dataDir, 'demo.db');
+    const file = resolve(this.config.sqliteDatasourceDir, 'demo.db');
     writeDemoDataset(file);
     const app = await this.apps.create('Demo store', 'demo');
     const ds = await this.datasources.create(app.id, { name: 'demo-sqlite', type: 'sqlite', url: `sqlite:${file}` });

@@ -1,4 +1,5 @@
 import type DataLoader from 'dataloader';
+import type { FieldNode } from 'graphql';
 import type { KeyPrincipal } from '../api-keys/api-keys.service';
 import type { DatasourceConnection } from '../datasources/datasource-pools.service';
 import type { PlatformSession } from '../platform/sessions.service';
@@ -15,6 +16,9 @@ export interface GatewayContext {
   appId: string;
   /** The pooled connection of a datasource (memoised per request). */
   connection(datasourceId: string): Promise<DatasourceConnection>;
-  /** One DataLoader per (relation, arguments, selected columns) for this request. */
-  loaders: Map<string, DataLoader<unknown, unknown>>;
+  /**
+   * One DataLoader per navigation-field occurrence in the document for this request. graphql-js
+   * hands every row of one occurrence the same `fieldNodes` array, so it is the key.
+   */
+  loaders: WeakMap<readonly FieldNode[], DataLoader<unknown, unknown>>;
 }

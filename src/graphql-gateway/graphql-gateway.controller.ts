@@ -79,7 +79,7 @@ export class GraphqlGatewayController {
     return {
       caller,
       appId,
-      loaders: new Map(),
+      loaders: new WeakMap(),
       connection: (id) => {
         let conn = connections.get(id);
         if (!conn) {

@@ -151,8 +151,10 @@ describe('planWhere', () => {
     expect(planWhere(customersNode, { email: { neq: null } }, pg)).toEqual({ kind: 'null', column: 'email', negated: true });
   });
 
-  it('other operators given null add no condition', () => {
-    expect(planWhere(customersNode, { name: { gt: null, contains: null, in: null } }, pg)).toEqual({ kind: 'and', items: [] });
+  it('other operators given null follow SQL: never true', () => {
+    const never = { kind: 'or', items: [] };
+    expect(planWhere(customersNode, { name: { gt: null } }, pg)).toEqual(never);
+    expect(planWhere(customersNode, { name: { gt: null, contains: null, in: null } }, pg)).toEqual({ kind: 'and', items: [never, never, never] });
   });
 
   it('no filter, an empty filter and a null column are all "true"', () => {

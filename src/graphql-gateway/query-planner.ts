@@ -31,7 +31,8 @@ function keyValue(column: ModelColumn, value: unknown): unknown {
   if (column.kind === 'int' || column.kind === 'bigint') {
     const text = String(value);
     if (!/^-?\d+$/.test(text)) throw invalidInput(`"${text}" is not a valid ${column.name}: it takes whole numbers`);
-    return column.kind === 'int' ? Number(text) : text;
+    // Beyond 2^53 a JS number would round: keep such keys as exact text (SQLite rowids are 64-bit).
+    return column.kind === 'int' && Number.isSafeInteger(Number(text)) ? Number(text) : text;
   }
   if (column.kind === 'uuid' && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(String(value))) {
     throw invalidInput(`"${String(value)}" is not a valid ${column.name}: it takes a UUID`);
@@ -49,7 +50,8 @@ function columnCondition(node: RowNode, column: ModelColumn, ops: Record<string,
       // eq: null matches empty fields, neq: null filled ones (CONTRACT.md §6).
       out.push({ kind: 'null', column: column.name, negated: op === 'neq' });
     } else if (value === null) {
-      continue; // other operators given null: no condition
+      // Other operators follow SQL: a comparison with null is never true (CONTRACT.md §6).
+      out.push({ kind: 'or', items: [] });
     } else if (COMPARE_OPS.has(op)) {
       out.push({ kind: 'compare', column: column.name, op: op as CompareOp, value: bind(value) });
     } else if (op === 'in' || op === 'nin') {
@@ -96,7 +98,8 @@ export function planOrder(node: RowNode, order: Record<string, 'ASC' | 'DESC'>[]
     const [column, direction] = entries[0];
     if (!terms.some((t) => t.column === column)) terms.push({ column, direction });
   }
-  const key = node.table.primaryKey.length ? node.table.primaryKey : node.table.columns.slice(0, 1).map((c) => c.name);
+  // Without a primary key every column completes the order: rows that still tie are identical.
+  const key = node.table.primaryKey.length ? node.table.primaryKey : node.table.columns.filter((c) => c.kind !== 'json').map((c) => c.name);
   for (const column of key) if (!terms.some((t) => t.column === column)) terms.push({ column, direction: 'ASC' });
   return terms;
 }

@@ -64,10 +64,9 @@ describe('NestingLimitRule', () => {
     expect(messages[0]).toContain('the limit is 12');
   });
 
-  it('reports the code NESTING_LIMIT_EXCEEDED', () => {
+  it('reports a GraphQLError naming the depth it found', () => {
     const [error] = validate(schema, parse(nested(14)), [NestingLimitRule]);
     expect(error).toBeInstanceOf(GraphQLError);
-    expect(error.extensions.code).toBe('NESTING_LIMIT_EXCEEDED');
     expect(error.message).toContain('nests 14 relations');
   });
 
@@ -147,7 +146,6 @@ describe('AliasLimitRule', () => {
     const result = validate(schema, parse(aliased(101)), [AliasLimitRule]);
     expect(result).toHaveLength(1);
     expect(result[0].message).toBe('Alias limit exceeded: the request has 101 aliases; the limit is 100');
-    expect(result[0].extensions.code).toBe('ALIAS_LIMIT_EXCEEDED');
   });
 
   it('counts aliases at every level and in fragments', () => {

@@ -110,7 +110,7 @@ class TypeFactory {
             fields[nav.navigation.name] = {
               type,
               args: many ? this.listArgs(nav.node) : undefined,
-              resolve: navigationResolver(node, nav) as never,
+              resolve: navigationResolver(nav) as never,
             };
           }
           return fields;

@@ -45,17 +45,17 @@ export function countResolver(node: RowNode): GraphQLFieldResolver<unknown, Gate
  * query however many parents it has (`WHERE key IN (…)`; one-to-many pages per parent with
  * `ROW_NUMBER() OVER (PARTITION BY …)`).
  */
-export function navigationResolver(parent: RowNode, nav: NavigationNode): GraphQLFieldResolver<Row, GatewayContext, ListArgs> {
+export function navigationResolver(nav: NavigationNode): GraphQLFieldResolver<Row, GatewayContext, ListArgs> {
   const { navigation, node } = nav;
   const many = navigation.kind === 'oneToMany';
   return async (row, args, ctx, info) => {
     const key = row[navigation.fromColumn];
     if (key === null || key === undefined) return many ? [] : null;
-    const columns = selectColumns(node, info.fieldNodes, info.fragments, [navigation.toColumn]);
     const page = many ? planPage(args.take, args.skip) : null;
-    const cacheKey = `${parent.typeName}.${navigation.name}|${columns.join(',')}|${JSON.stringify(args)}`;
-    let loader = ctx.loaders.get(cacheKey);
+    let loader = ctx.loaders.get(info.fieldNodes);
     if (!loader) {
+      // Built once per field occurrence; every parent row of the level then shares it.
+      const columns = selectColumns(node, info.fieldNodes, info.fragments, [navigation.toColumn]);
       loader = new DataLoader<unknown, unknown>(
         async (keys) => {
           const conn = await ctx.connection(node.table.datasourceId);
@@ -83,7 +83,7 @@ export function navigationResolver(parent: RowNode, nav: NavigationNode): GraphQ
         },
         { cacheKeyFn: (k) => String(k), maxBatchSize: MAX_BATCH },
       );
-      ctx.loaders.set(cacheKey, loader);
+      ctx.loaders.set(info.fieldNodes, loader);
     }
     if (page && page.take === 0) return [];
     return loader.load(key);

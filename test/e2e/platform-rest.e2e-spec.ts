@@ -89,6 +89,12 @@ describe('Platform REST over HTTP (SQLite metadata store)', () => {
     expect(JSON.stringify(bad.body)).not.toContain('TopSecretPw');
     const missingFile = await run.http('POST', `/api/apps/${app.body.id}/datasources`, { token: builder, body: { name: 'x', type: 'sqlite', url: 'sqlite:/no/such/file.db' } });
     expect(missingFile.status).toBe(400);
+    // Only files in the datasource folder: never the metadata store or any other server file.
+    const store = await run.http('POST', `/api/apps/${app.body.id}/datasources`, { token: builder, body: { name: 'x', type: 'sqlite', url: `sqlite:${run.dataDir}/platform.db` } });
+    expect(store.status).toBe(400);
+    expect(store.body.message).toMatch(/SQLITE_DATASOURCE_DIR/);
+    const escape = await run.http('POST', `/api/apps/${app.body.id}/datasources`, { token: builder, body: { name: 'x', type: 'sqlite', url: 'sqlite:../platform.db' } });
+    expect(escape.status).toBe(400);
     const unsupported = await run.http('POST', `/api/apps/${app.body.id}/datasources`, { token: builder, body: { name: 'x', type: 'oracle', url: 'x' } });
     expect(unsupported.status).toBe(400);
   });
@@ -97,6 +103,9 @@ describe('Platform REST over HTTP (SQLite metadata store)', () => {
     const app = (await run.http('POST', '/api/apps', { token: builder, body: { name: 'Model', address: 'model-test' } })).body;
     const ds = await run.http('POST', `/api/apps/${app.id}/datasources`, { token: builder, body: { name: 'sales', type: 'sqlite', url: loadSalesIntoSqlite(run.dataDir) } });
     expect(ds.status).toBe(201);
+    const again = await run.http('POST', `/api/apps/${app.id}/datasources`, { token: builder, body: { name: 'sales', type: 'sqlite', url: 'sqlite:sales.db' } });
+    expect(again.status).toBe(409);
+    expect(again.body.message).toMatch(/sales/);
     const unknown = await run.http('POST', `/api/apps/${app.id}/model/import`, { token: builder, body: { datasourceId: ds.body.id, tables: ['orders', 'nope'] } });
     expect(unknown.status).toBe(400);
     expect(unknown.body.details).toEqual(['no table "nope"']);

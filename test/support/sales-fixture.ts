@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PgDatabase } from './postgres-fixture';
 
@@ -52,9 +53,13 @@ export async function loadSalesIntoPostgres(db: PgDatabase): Promise<void> {
   for (const l of ORDER_LINES) await db.exec('INSERT INTO order_lines VALUES ($1,$2,$3,$4,$5)', [l.id, l.order_id, l.product, l.quantity, l.unit_price]);
 }
 
-/** Writes the three tables to a new SQLite file in `dir`; returns the `sqlite:` URL. */
-export function loadSalesIntoSqlite(dir: string): string {
-  const file = join(dir, 'sales.db');
+/**
+ * Writes the three tables to `sales.db` in the service's SQLite datasource folder
+ * (`<DATA_DIR>/datasources`); returns the URL a builder would send: `sqlite:sales.db`.
+ */
+export function loadSalesIntoSqlite(dataDir: string): string {
+  mkdirSync(join(dataDir, 'datasources'), { recursive: true });
+  const file = join(dataDir, 'datasources', 'sales.db');
   const db = new Database(file);
   db.exec(`
     CREATE TABLE customers (id INTEGER PRIMARY KEY, name VARCHAR(100) NOT NULL, email VARCHAR(200) NOT NULL UNIQUE,
@@ -70,5 +75,5 @@ export function loadSalesIntoSqlite(dir: string): string {
   const l = db.prepare('INSERT INTO order_lines VALUES (?,?,?,?,?)');
   for (const r of ORDER_LINES) l.run(r.id, r.order_id, r.product, r.quantity, r.unit_price);
   db.close();
-  return `sqlite:${file}`;
+  return 'sqlite:sales.db';
 }

@@ -1,14 +1,17 @@
 import { IsEmail, IsIn, IsOptional, IsString, Length, Matches, MinLength, ValidateIf } from 'class-validator';
 
+/** Emails may be local (`admin@localhost` is the contract's default administrator, §1). */
+const EMAIL = { require_tld: false } as const;
+
 /** `POST /api/auth/login` body. */
 export class LoginDto {
-  @IsEmail() email: string;
+  @IsEmail(EMAIL) email: string;
   @IsString() password: string;
 }
 
 /** `POST /api/admin/accounts` body. */
 export class CreateAccountDto {
-  @IsEmail() email: string;
+  @IsEmail(EMAIL) email: string;
   @IsString() @MinLength(8) password: string;
   @IsIn(['admin', 'builder']) role: 'admin' | 'builder';
 }
