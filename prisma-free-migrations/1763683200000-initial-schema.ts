@@ -2,6 +2,10 @@ import { MigrationInterface, QueryRunner, Table, TableForeignKey, TableIndex } f
 
 const id = { name: 'id', type: 'varchar', length: '36', isPrimary: true };
 const at = (name: string, isNullable = false) => ({ name, type: 'varchar', length: '32', isNullable });
+/** `app_id`, and its foreign key: rows of an app go when the app goes. */
+const appId = { name: 'app_id', type: 'varchar', length: '36' };
+const appForeignKey = () =>
+  new TableForeignKey({ columnNames: ['app_id'], referencedTableName: 'app', referencedColumnNames: ['id'], onDelete: 'CASCADE' });
 
 /**
  * The first metadata schema. Written with QueryRunner's Table API only, so the same file runs on
@@ -41,7 +45,7 @@ export class InitialSchema1763683200000 implements MigrationInterface {
         name: 'app_version',
         columns: [
           id,
-          { name: 'app_id', type: 'varchar', length: '36' },
+          appId,
           // 'main', or the id of the builder whose working version this is.
           { name: 'slot', type: 'varchar', length: '36' },
           { name: 'revision', type: 'integer' },
@@ -49,14 +53,7 @@ export class InitialSchema1763683200000 implements MigrationInterface {
           at('updated_at'),
         ],
         indices: [new TableIndex({ columnNames: ['app_id', 'slot'], isUnique: true })],
-        foreignKeys: [
-          new TableForeignKey({
-            columnNames: ['app_id'],
-            referencedTableName: 'app',
-            referencedColumnNames: ['id'],
-            onDelete: 'CASCADE',
-          }),
-        ],
+        foreignKeys: [appForeignKey()],
       }),
     );
     await q.createTable(
@@ -64,21 +61,14 @@ export class InitialSchema1763683200000 implements MigrationInterface {
         name: 'datasource',
         columns: [
           id,
-          { name: 'app_id', type: 'varchar', length: '36' },
+          appId,
           { name: 'name', type: 'varchar', length: '200' },
           { name: 'type', type: 'varchar', length: '16' },
           { name: 'url_ciphertext', type: 'text' },
           at('created_at'),
         ],
         indices: [new TableIndex({ columnNames: ['app_id', 'name'], isUnique: true })],
-        foreignKeys: [
-          new TableForeignKey({
-            columnNames: ['app_id'],
-            referencedTableName: 'app',
-            referencedColumnNames: ['id'],
-            onDelete: 'CASCADE',
-          }),
-        ],
+        foreignKeys: [appForeignKey()],
       }),
     );
     await q.createTable(

@@ -1,4 +1,6 @@
+import Database from 'better-sqlite3';
 import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
 import { seedDemo } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config/app-config';
 import { ADMIN, RunningApp, startApp } from '../support/app-harness';
@@ -139,6 +141,31 @@ describe('Platform REST over HTTP (SQLite metadata store)', () => {
     expect((await q('{ countOrders }')).body.data.countOrders).toBe(12);
     expect((await run.http('PATCH', `/api/apps/${app.id}/model/tables/orders`, { token: builder, body: { active: false } })).body.active).toBe(false);
     expect((await q('{ countOrders }')).status).toBe(400);
+  });
+
+  it('refreshes columns on re-import and deletes Table APIs', async () => {
+    const app = (await run.http('POST', '/api/apps', { token: builder, body: { name: 'Refresh', address: 'refresh-test' } })).body;
+    const url = loadSalesIntoSqlite(run.dataDir, 'refresh.db');
+    const ds = (await run.http('POST', `/api/apps/${app.id}/datasources`, { token: builder, body: { name: 'sales', type: 'sqlite', url } })).body;
+    const fieldsOf = async () => {
+      const res = await run.http('POST', `/api/apps/${app.id}/model/import`, { token: builder, body: { datasourceId: ds.id, tables: ['customers'] } });
+      expect(res.status).toBe(201);
+      return res.body[0].fields.map((f: { name: string }) => f.name);
+    };
+    expect(await fieldsOf()).toEqual(['id', 'name', 'email', 'city', 'created_at']);
+    const db = new Database(join(run.dataDir, 'datasources', 'refresh.db'));
+    db.exec('ALTER TABLE customers ADD COLUMN vip BOOLEAN; ALTER TABLE customers DROP COLUMN city;');
+    db.close();
+    expect(await fieldsOf()).toEqual(['id', 'name', 'email', 'created_at', 'vip']);
+    const listed = await run.http('GET', `/api/apps/${app.id}/model/tables`, { token: builder });
+    expect(listed.body).toHaveLength(1);
+    expect(listed.body[0].tables).toHaveLength(1);
+
+    const api = await run.http('POST', `/api/apps/${app.id}/apis`, { token: builder, body: { name: 'customers', table: 'customers', actions: { select: true, insert: false, update: false, delete: false } } });
+    expect((await run.http('GET', `/api/apps/${app.id}/apis/${api.body.id}`, { token: builder })).body.name).toBe('customers');
+    expect((await run.http('DELETE', `/api/apps/${app.id}/apis/${api.body.id}`, { token: builder })).status).toBe(204);
+    expect((await run.http('GET', `/api/apps/${app.id}/apis/${api.body.id}`, { token: builder })).status).toBe(404);
+    expect((await run.http('GET', `/api/apps/${app.id}/apis`, { token: builder })).body).toEqual([]);
   });
 
   it('answers on the app domain by Host, keeps keys out of URLs, and reports health', async () => {

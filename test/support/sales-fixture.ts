@@ -55,11 +55,11 @@ export async function loadSalesIntoPostgres(db: PgDatabase): Promise<void> {
 
 /**
  * Writes the three tables to `sales.db` in the service's SQLite datasource folder
- * (`<DATA_DIR>/datasources`); returns the URL a builder would send: `sqlite:sales.db`.
+ * (`<DATA_DIR>/datasources`); returns the URL a builder would send, e.g. `sqlite:sales.db`.
  */
-export function loadSalesIntoSqlite(dataDir: string): string {
+export function loadSalesIntoSqlite(dataDir: string, fileName = 'sales.db'): string {
   mkdirSync(join(dataDir, 'datasources'), { recursive: true });
-  const file = join(dataDir, 'datasources', 'sales.db');
+  const file = join(dataDir, 'datasources', fileName);
   const db = new Database(file);
   db.exec(`
     CREATE TABLE customers (id INTEGER PRIMARY KEY, name VARCHAR(100) NOT NULL, email VARCHAR(200) NOT NULL UNIQUE,
@@ -75,5 +75,5 @@ export function loadSalesIntoSqlite(dataDir: string): string {
   const l = db.prepare('INSERT INTO order_lines VALUES (?,?,?,?,?)');
   for (const r of ORDER_LINES) l.run(r.id, r.order_id, r.product, r.quantity, r.unit_price);
   db.close();
-  return 'sqlite:sales.db';
+  return `sqlite:${fileName}`;
 }
