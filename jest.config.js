@@ -19,6 +19,7 @@ const transform = {
 };
 const transformIgnorePatterns = [`node_modules/(?!(${ESM_PACKAGES.join('|')})/)`];
 module.exports = {
+  testTimeout: 60000,
   // Probes PostgreSQL, MariaDB and Redis once; see test/support/global-setup.ts.
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   transform,
@@ -27,7 +28,7 @@ module.exports = {
     {
       displayName: 'unit',
       testEnvironment: 'node',
-      roots: ['<rootDir>/src', '<rootDir>/test/unit'],
+      roots: ['<rootDir>/src'],
       testMatch: ['**/*.spec.ts'],
       transform,
       transformIgnorePatterns,
@@ -39,7 +40,6 @@ module.exports = {
       testMatch: ['**/*.e2e-spec.ts'],
       transform,
       transformIgnorePatterns,
-      testTimeout: 60000,
     },
   ],
 };
