@@ -6,6 +6,7 @@ import { ConfigModule } from './config/config.module';
 import { DataModelModule } from './data-model/data-model.module';
 import { DatasourcesModule } from './datasources/datasources.module';
 import { DemoModule } from './demo/demo.module';
+import { EnumsModule } from './enums/enums.module';
 import { EventsModule } from './events/events.module';
 import { GraphqlGatewayModule } from './graphql-gateway/graphql-gateway.module';
 import { HealthModule } from './health/health.module';
@@ -26,6 +27,7 @@ export class AppModule {
         PlatformModule,
         DatasourcesModule,
         DataModelModule,
+        EnumsModule,
         TableApisModule,
         ApiKeysModule,
         GraphqlGatewayModule,

@@ -5,7 +5,7 @@ import { CurrentSession } from '../platform/current-session.decorator';
 import type { PlatformSession } from '../platform/sessions.service';
 import { DataModelService, ModelGroupView, ModelTableView } from './data-model.service';
 import { DatasourcesService, DatasourceView } from './datasources.service';
-import { CreateDatasourceDto, ImportTablesDto, UpdateModelTableDto } from './dto/data-model.dto';
+import { CreateDatasourceDto, ImportTablesDto, UpdateModelFieldDto, UpdateModelTableDto } from './dto/data-model.dto';
 
 /** Datasources and the data model of an app (CONTRACT.md §3); builders and administrators. */
 @Controller('api/apps/:appId')
@@ -69,5 +69,18 @@ export class DataModelController {
   ): Promise<ModelTableView> {
     await this.apps.get(appId);
     return this.model.update(appId, session.accountId, table, body);
+  }
+
+  /** `PATCH …/model/tables/:table/fields/:field` `{enum?: "<EnumName>" | null}`. */
+  @Patch('model/tables/:table/fields/:field')
+  async updateField(
+    @Param('appId') appId: string,
+    @Param('table') table: string,
+    @Param('field') field: string,
+    @Body() body: UpdateModelFieldDto,
+    @CurrentSession() session: PlatformSession,
+  ): Promise<ModelTableView> {
+    await this.apps.get(appId);
+    return this.model.updateField(appId, session.accountId, table, field, body);
   }
 }

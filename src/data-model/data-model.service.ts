@@ -85,6 +85,27 @@ export class DataModelService {
     });
   }
 
+  /**
+   * Assigns an app enum to a text column, or clears it (`null`).
+   * @throws DomainError NOT_FOUND (table, field), INVALID_INPUT (no such enum, not a text column).
+   */
+  async updateField(appId: string, accountId: string, tableName: string, fieldName: string, change: { enum?: string | null }): Promise<ModelTableView> {
+    return this.versions.edit(appId, accountId, (def) => {
+      const table = def.tables.find((t) => t.name === tableName);
+      if (!table) throw notFound('Model table', tableName);
+      const column = table.columns.find((c) => c.name === fieldName);
+      if (!column) throw notFound('Field', `${tableName}.${fieldName}`);
+      if (change.enum !== undefined) {
+        if (change.enum !== null) {
+          if (!def.enums.some((e) => e.name === change.enum)) throw invalidInput(`There is no enum "${change.enum}"; create it first`);
+          if (column.kind !== 'text') throw invalidInput(`${fieldName} holds ${column.dbType}; only text columns take an enum`);
+        }
+        column.enum = change.enum;
+      }
+      return this.view(def, table);
+    });
+  }
+
   private upsert(def: VersionDefinition, datasourceId: string, t: IntrospectedTable): ModelTable {
     const existing = def.tables.find(
       (m) => m.datasourceId === datasourceId && m.dbName === t.dbName && (m.schema ?? null) === (t.schema ?? null),

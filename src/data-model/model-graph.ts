@@ -78,12 +78,17 @@ export function navigationsOf(tables: ModelTable[], tableName: string): Navigati
   return navs;
 }
 
+/** Whether an insert must carry the column: not null, no default, not generated (CONTRACT.md §3). */
+export function isRequiredOnInsert(column: ModelColumn): boolean {
+  return !column.nullable && !column.hasDefault && !column.generated;
+}
+
 /**
- * Columns an insert must carry: not null, no default, not generated (CONTRACT.md §3). They are
- * included in a Table API whenever insert or update is active.
+ * Columns an insert must carry ({@link isRequiredOnInsert}). They are included in a Table API
+ * whenever insert or update is active.
  */
 export function requiredColumns(table: ModelTable): ModelColumn[] {
-  return table.columns.filter((c) => !c.nullable && !c.hasDefault && !c.generated);
+  return table.columns.filter(isRequiredOnInsert);
 }
 
 /** Whether a column is a primary or foreign key (typed `ID` in GraphQL, CONTRACT.md §6). */

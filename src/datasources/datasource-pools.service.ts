@@ -5,11 +5,18 @@ import { DatasourceErrors } from './datasources.errors';
 import { PostgresDialect } from './postgres.dialect';
 import { SqliteDialect } from './sqlite.dialect';
 
+/** What one statement gave back: its rows (SELECT, RETURNING) and the rows it changed. */
+export interface StatementResult {
+  rows: Record<string, unknown>[];
+  /** Rows inserted, updated or deleted; undefined where the driver does not say (SELECT). */
+  affected: number | undefined;
+}
+
 /** A datasource ready for queries: its dialect and a way to run compiled SQL on its pool. */
 export interface DatasourceConnection {
   dialect: Dialect;
-  /** Runs one statement with bound parameters; resolves to the result rows. */
-  run(query: CompiledQuery): Promise<Record<string, unknown>[]>;
+  /** Runs one statement with bound parameters. Driver errors propagate (see `Dialect.translateError`). */
+  run(query: CompiledQuery): Promise<StatementResult>;
 }
 
 /** Datasource types whose adapter exists today (CONTRACT.md §3 lists the four targets). */
@@ -77,7 +84,13 @@ export class DatasourcePoolsService implements OnApplicationShutdown {
       run: async (query) => {
         const db = await this.pool(datasourceId, dialect, url);
         this.statementsExecuted++;
-        return (await db.query(query.sql, query.params)) as Record<string, unknown>[];
+        const runner = db.createQueryRunner();
+        try {
+          const result = await runner.query(query.sql, query.params, true);
+          return { rows: (result.records ?? []) as Record<string, unknown>[], affected: result.affected };
+        } finally {
+          await runner.release();
+        }
       },
     };
   }

@@ -32,6 +32,8 @@ export interface ModelColumn {
   hasDefault: boolean;
   /** Identity/auto-increment/serial, or a computed column. */
   generated: boolean;
+  /** A computed (generated-expression) column: never written by `add`/`update`. */
+  computed?: boolean;
   /** `varchar(n)` length; null when unbounded or not text. */
   maxLength: number | null;
   /** The app enum assigned to this column, or null (CONTRACT.md §3). */
@@ -103,6 +105,56 @@ export interface CountPlan {
   where: Condition;
 }
 
+/** One column's value in a write. */
+export interface ColumnValue {
+  column: string;
+  value: unknown;
+}
+
+/** An INSERT of one row; `returning` lists the columns to read back in the same statement. */
+export interface InsertPlan {
+  table: TableRef;
+  values: ColumnValue[];
+  returning: string[];
+}
+
+/** An UPDATE of the rows matching `where` (a primary key); reads `returning` back. */
+export interface UpdatePlan {
+  table: TableRef;
+  set: ColumnValue[];
+  where: Condition;
+  returning: string[];
+}
+
+/** A DELETE of the rows matching `where` (a primary key). */
+export interface DeletePlan {
+  table: TableRef;
+  where: Condition;
+}
+
+/** What a database refusal means, in the contract's words (CONTRACT.md §6 Database refusals). */
+export type RefusalCode = 'UNIQUE_VIOLATION' | 'FOREIGN_KEY_VIOLATION' | 'NOT_NULL_VIOLATION' | 'VALUE_TOO_LONG';
+
+/**
+ * A driver error translated for the caller: a plain-words message naming the field where the
+ * database tells it, never SQL text, constraint dumps or values.
+ */
+export interface DatabaseRefusal {
+  code: RefusalCode;
+  /** The column the database named, or null when it named none. */
+  field: string | null;
+  message: string;
+}
+
+/** The write a refusal happened in, so a translation can name fields in the caller's terms. */
+export interface WriteContext {
+  table: TableRef;
+  /** Columns of the table, for lengths and names. */
+  columns: ModelColumn[];
+  /** `delete` refusals (a row with dependents) read differently from insert/update ones. */
+  operation: 'insert' | 'update' | 'delete';
+}
+
 /** SQL text and its bound parameters, in placeholder order. */
 export interface CompiledQuery {
   sql: string;
@@ -128,6 +180,14 @@ export interface Dialect {
   introspect(db: DataSource, tables: TableRef[]): Promise<IntrospectedTable[]>;
   compileSelect(plan: SelectPlan): CompiledQuery;
   compileCount(plan: CountPlan): CompiledQuery;
+  compileInsert(plan: InsertPlan): CompiledQuery;
+  compileUpdate(plan: UpdatePlan): CompiledQuery;
+  compileDelete(plan: DeletePlan): CompiledQuery;
+  /**
+   * The refusal a driver error stands for (duplicate key, row with dependents, empty required
+   * field, value too long), or null when it is none of those (then it is an internal error).
+   */
+  translateError(error: unknown, context: WriteContext): DatabaseRefusal | null;
   /** A filter or argument value as the driver must bind it for this column (e.g. SQLite binds booleans as 1/0). */
   bindValue(column: ModelColumn, value: unknown): unknown;
   /** Turns a driver value into the contract's output form for the column (CONTRACT.md §6 Values). */

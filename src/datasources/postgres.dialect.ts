@@ -1,7 +1,8 @@
 import { types as pgTypes } from 'pg';
 import type { DataSource, DataSourceOptions } from 'typeorm';
 import { invalidInput } from '../common/domain-error';
-import type { ColumnKind, Dialect, IntrospectedTable, ModelColumn, TableRef } from './dialect';
+import type { ColumnKind, DatabaseRefusal, Dialect, IntrospectedTable, ModelColumn, TableRef, WriteContext } from './dialect';
+import { translatePostgresError } from './postgres-errors';
 import { SqlCompiler } from './sql-compiler';
 import { columnsFromTypeorm, foreignKeysFromTypeorm, formatCommon } from './typeorm-introspection';
 
@@ -97,6 +98,10 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
 
   protected override orderTerm(column: string, direction: 'ASC' | 'DESC'): string {
     return `${column} ${direction} ${direction === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST'}`;
+  }
+
+  translateError(error: unknown, context: WriteContext): DatabaseRefusal | null {
+    return translatePostgresError(error, context);
   }
 
   bindValue(_column: ModelColumn, value: unknown): unknown {

@@ -2,9 +2,12 @@ import type {
   CompiledQuery,
   Condition,
   CountPlan,
+  DeletePlan,
+  InsertPlan,
   OrderTerm,
   SelectPlan,
   TableRef,
+  UpdatePlan,
 } from './dialect';
 
 const COMPARE_SQL = { eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
@@ -101,6 +104,38 @@ export abstract class SqlCompiler {
       sql: `SELECT COUNT(*) AS ${this.quote('count')} FROM ${this.tableName(plan.table)} WHERE ${where}`,
       params: params.values,
     };
+  }
+
+  /**
+   * `INSERT … RETURNING` (PostgreSQL, SQLite ≥ 3.35, MariaDB ≥ 10.5); a row with no values uses
+   * `DEFAULT VALUES`. Adapters whose database has no RETURNING override this.
+   */
+  compileInsert(plan: InsertPlan): CompiledQuery {
+    const params = new ParamList((i) => this.placeholder(i));
+    const target = this.tableName(plan.table);
+    const body = plan.values.length
+      ? `(${plan.values.map((v) => this.quote(v.column)).join(', ')}) VALUES (${plan.values.map((v) => params.add(v.value)).join(', ')})`
+      : 'DEFAULT VALUES';
+    return { sql: `INSERT INTO ${target} ${body}${this.returning(plan.returning)}`, params: params.values };
+  }
+
+  /** `UPDATE … SET … WHERE … RETURNING`; only the given columns change. */
+  compileUpdate(plan: UpdatePlan): CompiledQuery {
+    const params = new ParamList((i) => this.placeholder(i));
+    const set = plan.set.map((v) => `${this.quote(v.column)} = ${params.add(v.value)}`).join(', ');
+    const where = this.condition(plan.where, params);
+    return { sql: `UPDATE ${this.tableName(plan.table)} SET ${set} WHERE ${where}${this.returning(plan.returning)}`, params: params.values };
+  }
+
+  /** `DELETE … WHERE`; the caller reads the affected-row count. */
+  compileDelete(plan: DeletePlan): CompiledQuery {
+    const params = new ParamList((i) => this.placeholder(i));
+    return { sql: `DELETE FROM ${this.tableName(plan.table)} WHERE ${this.condition(plan.where, params)}`, params: params.values };
+  }
+
+  /** The clause that reads written columns back in the same statement. */
+  protected returning(columns: string[]): string {
+    return columns.length ? ` RETURNING ${columns.map((c) => this.quote(c)).join(', ')}` : '';
   }
 
   private orderBy(order: OrderTerm[]): string {

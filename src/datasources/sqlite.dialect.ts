@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { DataSource, DataSourceOptions } from 'typeorm';
 import { invalidInput } from '../common/domain-error';
-import type { ColumnKind, Dialect, IntrospectedTable, ModelColumn, TableRef } from './dialect';
+import type { ColumnKind, DatabaseRefusal, Dialect, IntrospectedTable, ModelColumn, TableRef, WriteContext } from './dialect';
+import { translateSqliteError } from './sqlite-errors';
 import { ParamList, SqlCompiler } from './sql-compiler';
 import { formatCommon } from './typeorm-introspection';
 
@@ -80,9 +81,12 @@ export class SqliteDialect extends SqlCompiler implements Dialect {
       logging: false,
       prepareDatabase: (db: {
         defaultSafeIntegers(on: boolean): void;
+        pragma(source: string): unknown;
         function(name: string, opts: object, fn: (v: unknown) => unknown): void;
       }) => {
         db.defaultSafeIntegers(true);
+        // Foreign keys are enforced only when asked for, per connection (sqlite.org/foreignkeys.html §2).
+        db.pragma('foreign_keys = ON');
         db.function(CASEFOLD, { deterministic: true }, (v) => (v === null ? null : String(v).toLowerCase()));
       },
     };
@@ -112,6 +116,7 @@ export class SqliteDialect extends SqlCompiler implements Dialect {
           nullable: Number(c.notnull) === 0 && Number(c.pk) === 0,
           hasDefault: c.dflt_value !== null,
           generated: c.name === rowidAlias || Number(c.hidden) >= 2,
+          computed: Number(c.hidden) >= 2,
           maxLength: lengthOf(c.type),
           enum: null,
         }));
@@ -158,9 +163,17 @@ export class SqliteDialect extends SqlCompiler implements Dialect {
     return super.paginate(take, skip, params);
   }
 
-  bindValue(_column: ModelColumn, value: unknown): unknown {
+  translateError(error: unknown, context: WriteContext): DatabaseRefusal | null {
+    return translateSqliteError(error, context);
+  }
+
+  bindValue(column: ModelColumn, value: unknown): unknown {
     // better-sqlite3 binds numbers, strings, bigints, buffers and null only.
-    return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+    if (typeof value === 'boolean') return value ? 1 : 0;
+    // SQLite's own datetime text has a space, not a T (sqlite.org/lang_datefunc.html): one form
+    // keeps text comparisons in filters right.
+    if (column.kind === 'timestamp' && typeof value === 'string') return value.replace('T', ' ');
+    return value;
   }
 
   formatValue(column: ModelColumn, raw: unknown): unknown {

@@ -11,6 +11,7 @@ export function columnsFromTypeorm(columns: TableColumn[], kindOf: (dbType: stri
     nullable: c.isNullable,
     hasDefault: c.default !== undefined && c.default !== null,
     generated: c.isGenerated || Boolean(c.asExpression) || Boolean(c.generatedType),
+    computed: Boolean(c.asExpression) || Boolean(c.generatedType),
     maxLength: c.length && /^\d+$/.test(c.length) ? Number(c.length) : null,
     enum: null,
   }));

@@ -8,7 +8,8 @@ import { DatasourcesService } from '../data-model/datasources.service';
 import { AppsService } from '../platform/apps.service';
 import { VersionsService } from '../platform/versions.service';
 import { TableApisService } from '../table-apis/table-apis.service';
-import { writeDemoDataset } from './demo-dataset';
+import { EnumsService } from '../enums/enums.service';
+import { DEMO_ORDER_STATUSES, writeDemoDataset } from './demo-dataset';
 
 /** Working-version slot the seeding edits through before publishing it as main. */
 const SEED_SLOT = 'system:demo-seed';
@@ -16,7 +17,7 @@ const ALL = { select: true, insert: true, update: true, delete: true };
 
 /**
  * The demo app (CONTRACT.md §9): on an empty store, an app `demo` over an embedded SQLite sales
- * dataset, a published Table API per table with every action, and one API key scoped to it.
+ * dataset with an `OrderStatus` enum on `orders.status`, a published Table API per table with every action, and one API key scoped to it.
  * Built through the same services the builder REST uses.
  */
 @Injectable()
@@ -31,6 +32,7 @@ export class DemoService {
     private readonly apis: TableApisService,
     private readonly versions: VersionsService,
     private readonly keys: ApiKeysService,
+    private readonly enums: EnumsService,
   ) {}
 
   /** Seeds the demo when no app exists. @returns the address and the key (to print once), or null. */
@@ -41,6 +43,12 @@ export class DemoService {
     const app = await this.apps.create('Demo store', 'demo');
     const ds = await this.datasources.create(app.id, { name: 'demo-sqlite', type: 'sqlite', url: `sqlite:${file}` });
     await this.model.import(app.id, SEED_SLOT, ds.id, ['customers', 'products', 'orders', 'order_lines']);
+    await this.enums.create(app.id, SEED_SLOT, {
+      name: 'OrderStatus',
+      description: 'Where an order stands',
+      values: DEMO_ORDER_STATUSES.map((value) => ({ value, label: value.charAt(0) + value.slice(1).toLowerCase() })),
+    });
+    await this.model.updateField(app.id, SEED_SLOT, 'orders', 'status', { enum: 'OrderStatus' });
     const apis = [
       { name: 'customers', table: 'customers', fields: { id: true, name: true, email: true, city: true, created_at: true, orders: { id: true, status: true, ordered_at: true, total: true } } },
       { name: 'products', table: 'products', fields: null },

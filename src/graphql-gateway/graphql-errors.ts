@@ -2,6 +2,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { Logger } from '@nestjs/common';
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { DomainError, ErrorCode } from '../common/domain-error';
+import type { DatabaseRefusal } from '../datasources/dialect';
 import { HTTP_STATUS_OF } from '../common/http-error.filter';
 
 /** The one map from domain error codes to GraphQL `extensions.code`. */
@@ -14,6 +15,18 @@ export const GRAPHQL_CODE_OF: Record<ErrorCode, string> = {
   [ErrorCode.DatasourceUnreachable]: 'DATASOURCE_UNAVAILABLE',
   [ErrorCode.Internal]: 'INTERNAL_SERVER_ERROR',
 };
+
+/**
+ * A write the database (or the model's own length rule) refused. Shown to the caller as a
+ * GraphQL error with `extensions.code` (UNIQUE_VIOLATION, FOREIGN_KEY_VIOLATION,
+ * NOT_NULL_VIOLATION, VALUE_TOO_LONG) and `extensions.field` (CONTRACT.md §6).
+ */
+export class DatabaseRefusalError extends Error {
+  constructor(readonly refusal: DatabaseRefusal) {
+    super(refusal.message);
+    this.name = 'DatabaseRefusalError';
+  }
+}
 
 /** An HTTP-level refusal of the endpoint: status and GraphQL-shaped body (CONTRACT.md §6). */
 export interface GatewayRefusal {
@@ -47,6 +60,10 @@ export function formatGatewayError(formatted: GraphQLFormattedError, error: unkn
   const original = unwrapResolverError(error);
   if (original instanceof DomainError) {
     return { message: original.message, locations: formatted.locations, path: formatted.path, extensions: { code: GRAPHQL_CODE_OF[original.code] } };
+  }
+  if (original instanceof DatabaseRefusalError) {
+    const { code, field } = original.refusal;
+    return { message: original.message, locations: formatted.locations, path: formatted.path, extensions: { code, field } };
   }
   if (original instanceof GraphQLError) return formatted;
   const e = original as Error | undefined;

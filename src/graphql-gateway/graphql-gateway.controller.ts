@@ -56,7 +56,7 @@ export class GraphqlGatewayController {
       if (!head) throw new DomainError(ErrorCode.NotFound, 'App not found');
       const executable = await this.schemas.get(head, caller.kind === 'builder' ? 'builder' : 'published');
       const result = await executable.server.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: { method: 'POST', headers: headerMap(req), search: '', body: req.body },
+        httpGraphQLRequest: { method: 'POST', headers: headerMap(req), search: '', body: executable.preparer.prepare(req.body) },
         context: async () => this.context(app.id, caller),
       });
       res.status(result.status ?? 200);

@@ -40,9 +40,14 @@ function keyValue(column: ModelColumn, value: unknown): unknown {
   return value;
 }
 
+/** A filter or write value as the dialect binds it: keys checked ({@link keyValue}), then `bindValue`. */
+export function columnValue(node: RowNode, column: ModelColumn, value: unknown, dialect: Dialect): unknown {
+  if (value === null || value === undefined) return null;
+  return dialect.bindValue(column, node.isKey(column.name) ? keyValue(column, value) : value);
+}
+
 function columnCondition(node: RowNode, column: ModelColumn, ops: Record<string, unknown>, dialect: Dialect): Condition[] {
-  const isKey = node.isKey(column.name);
-  const bind = (v: unknown) => dialect.bindValue(column, isKey ? keyValue(column, v) : v);
+  const bind = (v: unknown) => columnValue(node, column, v, dialect);
   const out: Condition[] = [];
   for (const [op, value] of Object.entries(ops)) {
     if (value === undefined) continue;

@@ -1,5 +1,7 @@
 import {
   GraphQLBoolean,
+  GraphQLEnumType,
+  GraphQLInputType,
   GraphQLFieldConfig,
   GraphQLFieldConfigArgumentMap,
   GraphQLFieldConfigMap,
@@ -12,11 +14,14 @@ import {
   GraphQLOutputType,
   GraphQLSchema,
 } from 'graphql';
-import type { TableApiDefinition, VersionDefinition } from '../platform/version-definition';
+import { isRequiredOnInsert } from '../data-model/model-graph';
+import type { ModelColumn } from '../datasources/dialect';
+import type { ModelEnum, TableApiDefinition, VersionDefinition } from '../platform/version-definition';
 import { baseName, buildApiTree, RowNode } from './api-tree';
 import type { GatewayContext } from './gateway-context';
 import { filterInputOf, scalarOf, SortDirection } from './scalars';
-import { countResolver, getResolver, navigationResolver } from './table-resolvers';
+import { addResolver, countResolver, deleteResolver, getResolver, navigationResolver, updateResolver } from './table-resolvers';
+import { writableColumns } from './write-planner';
 
 /** Who a schema is for: published APIs (keys, app users, anonymous callers) or a builder's view (all APIs). */
 export type Audience = 'published' | 'builder';
@@ -40,16 +45,59 @@ export interface BuiltSchema {
 /** Description of a draft API's operations in a builder's schema (CONTRACT.md §6). */
 export const DRAFT_DESCRIPTION = 'RASCUNHO';
 
+type RootField = GraphQLFieldConfig<unknown, GatewayContext> & { action: ApiAction };
+
 interface ApiTypes {
   api: TableApiDefinition;
-  queries: Record<string, GraphQLFieldConfig<unknown, GatewayContext> & { action: ApiAction }>;
+  queries: Record<string, RootField>;
+  mutations: Record<string, RootField>;
+}
+
+/** A model enum as a GraphQL enum of the same name; each value's label is its description. */
+export function enumType(e: ModelEnum): GraphQLEnumType {
+  return new GraphQLEnumType({
+    name: e.name,
+    description: e.description ?? undefined,
+    values: Object.fromEntries(e.values.map((v) => [v.value, { value: v.value, description: v.label ?? undefined }])),
+  });
 }
 
 /** The row, filter and order types of one row node, built once and shared by every audience. */
 class TypeFactory {
+  constructor(private readonly enums: Map<string, GraphQLEnumType>) {}
+
   private readonly objects = new Map<string, GraphQLObjectType>();
   private readonly filters = new Map<string, GraphQLInputObjectType>();
   private readonly orders = new Map<string, GraphQLInputObjectType>();
+
+  /**
+   * A column's type in output and in `add`/`update` arguments: `ID` for keys, the model enum for
+   * an enum column (text again once the enum is deleted), else the kind's scalar.
+   */
+  column(node: RowNode, c: ModelColumn): GraphQLInputType & GraphQLOutputType {
+    if (node.isKey(c.name)) return GraphQLID;
+    return (c.enum && this.enums.get(c.enum)) || scalarOf(c.kind);
+  }
+
+  /**
+   * Arguments of `add<Base>` (required columns non-null, the rest optional) or `update<Base>`
+   * (primary key non-null, the rest optional).
+   */
+  writeArgs(node: RowNode, operation: 'insert' | 'update'): GraphQLFieldConfigArgumentMap {
+    const key = new Set(node.table.primaryKey);
+    return Object.fromEntries(
+      writableColumns(node, operation).map((c) => {
+        const type = this.column(node, c);
+        const required = operation === 'insert' ? isRequiredOnInsert(c) : key.has(c.name);
+        return [c.name, { type: required ? new GraphQLNonNull(type) : type }];
+      }),
+    );
+  }
+
+  /** Arguments of `delete<Base>`: the primary key. */
+  keyArgs(node: RowNode): GraphQLFieldConfigArgumentMap {
+    return Object.fromEntries(node.table.primaryKey.map((name) => [name, { type: new GraphQLNonNull(GraphQLID) }]));
+  }
 
   filter(node: RowNode): GraphQLInputObjectType {
     let type = this.filters.get(node.typeName);
@@ -100,8 +148,8 @@ class TypeFactory {
         fields: () => {
           const fields: GraphQLFieldConfigMap<Record<string, unknown>, GatewayContext> = {};
           for (const c of node.columns) {
-            const scalar = node.isKey(c.name) ? GraphQLID : scalarOf(c.kind);
-            fields[c.name] = { type: c.nullable ? scalar : new GraphQLNonNull(scalar) };
+            const type = this.column(node, c);
+            fields[c.name] = { type: c.nullable ? type : new GraphQLNonNull(type) };
           }
           for (const nav of node.navigations) {
             const target = this.row(nav.node);
@@ -130,12 +178,24 @@ export class VersionTypes {
   private readonly apis: ApiTypes[] = [];
 
   constructor(def: VersionDefinition) {
-    const factory = new TypeFactory();
+    const factory = new TypeFactory(new Map(def.enums.map((e) => [e.name, enumType(e)])));
     for (const api of def.apis) {
       const node = buildApiTree(def, api);
       if (!node) continue;
       const base = baseName(api.name);
       const queries: ApiTypes['queries'] = {};
+      const mutations: ApiTypes['mutations'] = {};
+      const hasKey = node.table.primaryKey.length > 0;
+      if (api.actions.insert) {
+        mutations[`add${base}`] = { action: 'insert', type: factory.row(node), args: factory.writeArgs(node, 'insert'), resolve: addResolver(node) as never };
+      }
+      // update and delete address one row by its primary key: a table without one offers neither.
+      if (api.actions.update && hasKey) {
+        mutations[`update${base}`] = { action: 'update', type: factory.row(node), args: factory.writeArgs(node, 'update'), resolve: updateResolver(node) as never };
+      }
+      if (api.actions.delete && hasKey) {
+        mutations[`delete${base}`] = { action: 'delete', type: new GraphQLNonNull(GraphQLBoolean), args: factory.keyArgs(node), resolve: deleteResolver(node) as never };
+      }
       if (api.actions.select) {
         queries[`get${base}`] = {
           action: 'select',
@@ -150,7 +210,7 @@ export class VersionTypes {
           resolve: countResolver(node) as never,
         };
       }
-      this.apis.push({ api, queries });
+      this.apis.push({ api, queries, mutations });
     }
   }
 
@@ -158,16 +218,23 @@ export class VersionTypes {
   schemaFor(audience: Audience): BuiltSchema {
     const rootFields = new Map<string, RootFieldInfo>();
     const query: GraphQLFieldConfigMap<unknown, GatewayContext> = {};
-    for (const { api, queries } of this.apis) {
+    const mutation: GraphQLFieldConfigMap<unknown, GatewayContext> = {};
+    for (const { api, queries, mutations } of this.apis) {
       if (audience !== 'builder' && api.status !== 'published') continue;
-      for (const [name, { action, ...field }] of Object.entries(queries)) {
-        query[name] = { ...field, description: api.status === 'draft' ? DRAFT_DESCRIPTION : `${action} on ${api.table} (API ${api.name})` };
-        rootFields.set(name, { apiId: api.id, action, public: api.public[action] });
+      for (const [into, fields] of [[query, queries], [mutation, mutations]] as const) {
+        for (const [name, { action, ...field }] of Object.entries(fields)) {
+          into[name] = { ...field, description: api.status === 'draft' ? DRAFT_DESCRIPTION : `${action} on ${api.table} (API ${api.name})` };
+          rootFields.set(name, { apiId: api.id, action, public: api.public[action] });
+        }
       }
     }
     if (Object.keys(query).length === 0) {
       query._noOperations = { type: GraphQLBoolean, description: 'This app exposes no operations yet.', resolve: () => null };
     }
-    return { schema: new GraphQLSchema({ query: new GraphQLObjectType({ name: 'Query', fields: query }) }), rootFields };
+    const schema = new GraphQLSchema({
+      query: new GraphQLObjectType({ name: 'Query', fields: query }),
+      mutation: Object.keys(mutation).length ? new GraphQLObjectType({ name: 'Mutation', fields: mutation }) : undefined,
+    });
+    return { schema, rootFields };
   }
 }

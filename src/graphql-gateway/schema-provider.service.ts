@@ -10,11 +10,14 @@ import { VersionsService } from '../platform/versions.service';
 import type { GatewayContext } from './gateway-context';
 import { formatGatewayError, toGraphQLError } from './graphql-errors';
 import { AliasLimitRule, checkPageArguments, NestingLimitRule, rootFieldsOf } from './request-limits';
+import { RequestPreparer } from './request-preparer';
 import { Audience, BuiltSchema, RootFieldInfo, VersionTypes } from './schema-builder';
 
 /** A cached, started Apollo Server over one (version, revision, audience) schema. */
 export interface ExecutableSchema extends BuiltSchema {
   server: ApolloServer<GatewayContext>;
+  /** Input coercion before Apollo validates (CONTRACT.md §6 Values). */
+  preparer: RequestPreparer;
 }
 
 const nestLogger = new Logger('Apollo');
@@ -130,6 +133,6 @@ export class SchemaProviderService implements OnModuleDestroy {
     });
     await server.start();
     this.schemasBuilt++;
-    return { ...built, server };
+    return { ...built, server, preparer: new RequestPreparer(built.schema) };
   }
 }

@@ -1,9 +1,12 @@
 import DataLoader from 'dataloader';
 import type { GraphQLFieldResolver } from 'graphql';
-import type { Condition } from '../datasources/dialect';
+import type { DatasourceConnection, StatementResult } from '../datasources/datasource-pools.service';
+import type { ColumnValue, CompiledQuery, Condition, WriteContext } from '../datasources/dialect';
 import type { NavigationNode, RowNode } from './api-tree';
 import type { GatewayContext } from './gateway-context';
+import { DatabaseRefusalError } from './graphql-errors';
 import { FilterInput, planOrder, planPage, planWhere, selectColumns, shapeRows, tableRef } from './query-planner';
+import { planValues, primaryKeyCondition, writableColumns } from './write-planner';
 
 /** Arguments of `get<Base>` and of one-to-many navigation fields. */
 export interface ListArgs {
@@ -27,7 +30,7 @@ export function getResolver(node: RowNode): GraphQLFieldResolver<unknown, Gatewa
     if (page.take === 0) return [];
     const columns = selectColumns(node, info.fieldNodes, info.fragments);
     const query = conn.dialect.compileSelect({ table: tableRef(node.table), columns, where, order: planOrder(node, args.order), ...page });
-    return shapeRows(node.table, columns, await conn.run(query), conn.dialect);
+    return shapeRows(node.table, columns, (await conn.run(query)).rows, conn.dialect);
   };
 }
 
@@ -35,7 +38,7 @@ export function getResolver(node: RowNode): GraphQLFieldResolver<unknown, Gatewa
 export function countResolver(node: RowNode): GraphQLFieldResolver<unknown, GatewayContext, { where?: FilterInput | null }> {
   return async (_source, args, ctx) => {
     const conn = await ctx.connection(node.table.datasourceId);
-    const rows = await conn.run(conn.dialect.compileCount({ table: tableRef(node.table), where: planWhere(node, args.where, conn.dialect) }));
+    const { rows } = await conn.run(conn.dialect.compileCount({ table: tableRef(node.table), where: planWhere(node, args.where, conn.dialect) }));
     return Number(rows[0]?.count ?? 0);
   };
 }
@@ -71,7 +74,7 @@ export function navigationResolver(nav: NavigationNode): GraphQLFieldResolver<Ro
             skip: page ? page.skip : 0,
             ...(many ? { partition: { column: toColumn.name } } : {}),
           });
-          const rows = shapeRows(node.table, columns, await conn.run(query), conn.dialect);
+          const rows = shapeRows(node.table, columns, (await conn.run(query)).rows, conn.dialect);
           const groups = new Map<string, Row[]>();
           for (const r of rows) {
             const k = String(r[toColumn.name]);
@@ -87,5 +90,79 @@ export function navigationResolver(nav: NavigationNode): GraphQLFieldResolver<Ro
     }
     if (page && page.take === 0) return [];
     return loader.load(key);
+  };
+}
+
+/**
+ * Runs a write; a driver error that is a refusal of the contract's kinds becomes a
+ * {@link DatabaseRefusalError} (the statement failed whole, so the database is unchanged).
+ */
+async function runWrite(
+  conn: DatasourceConnection,
+  node: RowNode,
+  operation: WriteContext['operation'],
+  query: CompiledQuery,
+  written: ColumnValue[] = [],
+): Promise<StatementResult> {
+  try {
+    return await conn.run(query);
+  } catch (error) {
+    const refusal = conn.dialect.translateError(error, { table: tableRef(node.table), columns: node.table.columns, operation });
+    if (!refusal) throw error;
+    // Some databases (SQLite) do not say which foreign key failed: when the write set exactly one
+    // foreign-key column, that is the one.
+    if (refusal.code === 'FOREIGN_KEY_VIOLATION' && refusal.field === null && operation !== 'delete') {
+      const fks = written.filter((v) => node.table.foreignKeys.some((fk) => fk.columns.includes(v.column)));
+      if (fks.length === 1) {
+        refusal.field = fks[0].column;
+        refusal.message = `${fks[0].column} refers to a row that does not exist`;
+      }
+    }
+    throw new DatabaseRefusalError(refusal);
+  }
+}
+
+type Args = Record<string, unknown>;
+
+/** `add<Base>`: one INSERT that reads the row back (`RETURNING`) with the requested columns. */
+export function addResolver(node: RowNode): GraphQLFieldResolver<unknown, GatewayContext, Args> {
+  const columns = writableColumns(node, 'insert');
+  return async (_source, args, ctx, info) => {
+    const conn = await ctx.connection(node.table.datasourceId);
+    const values = planValues(node, columns, args, conn.dialect);
+    const returning = selectColumns(node, info.fieldNodes, info.fragments);
+    const { rows } = await runWrite(conn, node, 'insert', conn.dialect.compileInsert({ table: tableRef(node.table), values, returning }), values);
+    return shapeRows(node.table, returning, rows, conn.dialect)[0] ?? null;
+  };
+}
+
+/**
+ * `update<Base>`: changes only the columns sent (null empties one) of the row with the given
+ * primary key; the row, or null when no row has that key (CONTRACT.md §6).
+ */
+export function updateResolver(node: RowNode): GraphQLFieldResolver<unknown, GatewayContext, Args> {
+  const key = new Set(node.table.primaryKey);
+  const columns = writableColumns(node, 'update').filter((c) => !key.has(c.name));
+  return async (_source, args, ctx, info) => {
+    const conn = await ctx.connection(node.table.datasourceId);
+    const where = primaryKeyCondition(node, args, conn.dialect);
+    const set = planValues(node, columns, args, conn.dialect);
+    const returning = selectColumns(node, info.fieldNodes, info.fragments);
+    const table = tableRef(node.table);
+    const query = set.length
+      ? conn.dialect.compileUpdate({ table, set, where, returning })
+      : conn.dialect.compileSelect({ table, columns: returning, where, order: planOrder(node, null), take: 1, skip: 0 });
+    const { rows } = await runWrite(conn, node, 'update', query, set);
+    return shapeRows(node.table, returning, rows, conn.dialect)[0] ?? null;
+  };
+}
+
+/** `delete<Base>`: true when a row with that primary key was deleted, false when none had it. */
+export function deleteResolver(node: RowNode): GraphQLFieldResolver<unknown, GatewayContext, Args> {
+  return async (_source, args, ctx) => {
+    const conn = await ctx.connection(node.table.datasourceId);
+    const where = primaryKeyCondition(node, args, conn.dialect);
+    const { affected } = await runWrite(conn, node, 'delete', conn.dialect.compileDelete({ table: tableRef(node.table), where }));
+    return (affected ?? 0) > 0;
   };
 }

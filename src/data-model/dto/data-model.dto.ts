@@ -1,4 +1,4 @@
-import { ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length, ValidateIf } from 'class-validator';
 
 /** `POST /api/apps/:appId/datasources` body (CONTRACT.md §3). */
 export class CreateDatasourceDto {
@@ -16,4 +16,9 @@ export class ImportTablesDto {
 /** `PATCH /api/apps/:appId/model/tables/:table` body. */
 export class UpdateModelTableDto {
   @IsOptional() @IsBoolean() active?: boolean;
+}
+
+/** `PATCH /api/apps/:appId/model/tables/:table/fields/:field` body: an enum name, or null for text. */
+export class UpdateModelFieldDto {
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() enum?: string | null;
 }

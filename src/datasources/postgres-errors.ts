@@ -1,0 +1,169 @@
+import type { DatabaseRefusal, WriteContext } from './dialect';
+
+/**
+ * SQLSTATE codes of the four refusals (PostgreSQL docs, Appendix A "PostgreSQL Error Codes",
+ * class 23 "Integrity Constraint Violation" and class 22 "Data Exception").
+ */
+const UNIQUE_VIOLATION = '23505';
+const FOREIGN_KEY_VIOLATION = '23503';
+const NOT_NULL_VIOLATION = '23502';
+const STRING_DATA_RIGHT_TRUNCATION = '22001';
+
+/** The fields of pg's `DatabaseError` this translation reads (all optional: the server sends only some). */
+interface PgErrorFields {
+  code?: string;
+  detail?: string;
+  column?: string;
+  table?: string;
+  message?: string;
+}
+
+/**
+ * Translates a PostgreSQL error into the contract's refusal (CONTRACT.md §6 "Database refusals"),
+ * or returns null when it is not one of them (the caller then reports an internal error).
+ *
+ * Accepts the error as TypeORM throws it (`QueryFailedError`, the `pg` error in `.driverError`,
+ * some of its fields copied onto the wrapper) or the raw `pg` `DatabaseError`. Reads its SQLSTATE
+ * `code` (PostgreSQL docs, Appendix A "Error Codes"):
+ * - `23505` unique_violation → `UNIQUE_VIOLATION`; field: the first column of `detail`
+ *   `Key (email)=(…) already exists.`
+ * - `23503` foreign_key_violation → `FOREIGN_KEY_VIOLATION`. Written row pointing nowhere
+ *   (`Key (customer_id)=(99) is not present in table "customers".`): field customer_id. Deleted or
+ *   re-keyed row with dependents (`Key (id)=(1) is still referenced from table "orders".`): field
+ *   id, and the message names the referencing table (from the error's `table`).
+ * - `23502` not_null_violation → `NOT_NULL_VIOLATION`; field: the error's `column`.
+ * - `22001` string_data_right_truncation → `VALUE_TOO_LONG`. PostgreSQL names only the type
+ *   (`value too long for type character varying(10)`), so the field is named only when exactly
+ *   one column of `context.columns` has that `maxLength`.
+ *
+ * A field is named only when it is a plain column name that `context.columns` holds (any name when
+ * `context.columns` is empty): an expression index (`Key (lower(email::text))=…`) or a column of
+ * another table (a trigger's write) gives field null. Messages are plain words; they never carry
+ * SQL text, constraint names, row values or the driver's message.
+ *
+ * @param error whatever a query threw; never thrown again, never modified.
+ * @param context the write that failed: its table, the table's columns and the operation.
+ * @returns the refusal, or null for any other error (including non-objects).
+ */
+export function translatePostgresError(error: unknown, context: WriteContext): DatabaseRefusal | null {
+  const fields = pgFields(error);
+  if (!fields) return null;
+  switch (fields.code) {
+    case UNIQUE_VIOLATION:
+      return uniqueViolation(fields, context);
+    case FOREIGN_KEY_VIOLATION:
+      return foreignKeyViolation(fields, context);
+    case NOT_NULL_VIOLATION: {
+      const field = knownColumn(fields.column, context);
+      return { code: 'NOT_NULL_VIOLATION', field, message: field ? `${field} cannot be empty` : 'A required field cannot be empty' };
+    }
+    case STRING_DATA_RIGHT_TRUNCATION:
+      return valueTooLong(fields, context);
+    default:
+      return null;
+  }
+}
+
+/** The driver error's fields, preferring `.driverError` (TypeORM's wrapper) over the object itself. */
+function pgFields(error: unknown): PgErrorFields | null {
+  if (!isObject(error)) return null;
+  const driver = isObject(error.driverError) ? error.driverError : error;
+  const pick = (key: keyof PgErrorFields): string | undefined => text(driver[key]) ?? text(error[key]);
+  const code = pick('code');
+  // SQLSTATE is five characters; anything else (`ECONNREFUSED`, `ER_DUP_ENTRY`) is not PostgreSQL's.
+  if (!code || !/^[0-9A-Z]{5}$/.test(code)) return null;
+  return { code, detail: pick('detail'), column: pick('column'), table: pick('table'), message: text(driver.message) };
+}
+
+function uniqueViolation(fields: PgErrorFields, context: WriteContext): DatabaseRefusal {
+  const columns = keyColumns(fields.detail, context);
+  if (!columns) return { code: 'UNIQUE_VIOLATION', field: null, message: 'A row with these values already exists' };
+  return { code: 'UNIQUE_VIOLATION', field: columns[0], message: `A row with this ${wordList(columns)} already exists` };
+}
+
+function foreignKeyViolation(fields: PgErrorFields, context: WriteContext): DatabaseRefusal {
+  const detail = fields.detail ?? '';
+  const columns = keyColumns(fields.detail, context);
+  const field = columns ? columns[0] : null;
+  // The row has dependents when it is deleted, or when an update changes a key others refer to.
+  // The English detail says so; whatever the server's language, the error's `table` is then the
+  // referencing table, not the one written (a self-reference aside, which only a delete can hit).
+  const referencedElsewhere = fields.table !== undefined && fields.table !== context.table.name;
+  const hasDependents =
+    context.operation === 'delete' || /is still referenced from table/.test(detail) || (!/is not present in table/.test(detail) && referencedElsewhere);
+  if (hasDependents) {
+    const from = fields.table ?? /is still referenced from table "((?:[^"]|"")+)"/.exec(detail)?.[1]?.replace(/""/g, '"');
+    const others = from ? `rows in ${from}` : 'other rows';
+    if (context.operation === 'delete') {
+      return { code: 'FOREIGN_KEY_VIOLATION', field, message: `This row cannot be deleted: ${others} refer to it` };
+    }
+    return {
+      code: 'FOREIGN_KEY_VIOLATION',
+      field,
+      message: field ? `${field} cannot be changed: ${others} refer to this row` : `This row cannot be changed: ${others} refer to it`,
+    };
+  }
+  if (!columns) return { code: 'FOREIGN_KEY_VIOLATION', field: null, message: 'A value refers to a row that does not exist' };
+  const verb = columns.length === 1 ? 'refers' : 'refer';
+  return { code: 'FOREIGN_KEY_VIOLATION', field, message: `${wordList(columns)} ${verb} to a row that does not exist` };
+}
+
+function valueTooLong(fields: PgErrorFields, context: WriteContext): DatabaseRefusal {
+  // `value too long for type character varying(10)`; the digits survive translated messages.
+  const limit = /\((\d+)\)[^(]*$/.exec(fields.message ?? '')?.[1];
+  if (!limit) return { code: 'VALUE_TOO_LONG', field: null, message: 'A value is too long' };
+  const max = Number(limit);
+  const candidates = context.columns.filter((c) => c.maxLength === max);
+  const field = candidates.length === 1 ? candidates[0].name : null;
+  const unit = max === 1 ? 'character' : 'characters';
+  return {
+    code: 'VALUE_TOO_LONG',
+    field,
+    message: field ? `${field} is too long: at most ${max} ${unit}` : `A value is too long: at most ${max} ${unit}`,
+  };
+}
+
+/**
+ * The key columns of a `detail` such as `Key (a, "B c")=(…) …` (the part before `)=(`, which
+ * translated messages keep too), unquoted; null when absent (the server leaves the key out of
+ * `detail` for a user who may not read it), when it is an expression, or when a column is not one
+ * of the table's.
+ */
+function keyColumns(detail: string | undefined, context: WriteContext): string[] | null {
+  const list = detail ? /\((.+?)\)=\(/.exec(detail)?.[1] : undefined;
+  if (!list) return null;
+  const names: string[] = [];
+  const identifier = /\s*(?:"((?:[^"]|"")+)"|([A-Za-z_][A-Za-z0-9_$]*))\s*(,|$)/y;
+  let position = 0;
+  while (position < list.length) {
+    identifier.lastIndex = position;
+    const m = identifier.exec(list);
+    if (!m) return null;
+    const name = knownColumn(m[1] !== undefined ? m[1].replace(/""/g, '"') : m[2], context);
+    if (!name) return null;
+    names.push(name);
+    position = identifier.lastIndex;
+    if (m[3] === '') break;
+  }
+  return names.length ? names : null;
+}
+
+/** `name` when it is a column of the written table (or when the context lists no columns). */
+function knownColumn(name: string | undefined, context: WriteContext): string | null {
+  if (!name) return null;
+  if (context.columns.length === 0) return name;
+  return context.columns.some((c) => c.name === name) ? name : null;
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function wordList(words: string[]): string {
+  return words.length === 1 ? words[0] : `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
