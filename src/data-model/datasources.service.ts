@@ -7,7 +7,7 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { confineSqliteUrl } from '../datasources/sqlite.dialect';
 import { DatasourceConnection, DatasourcePoolsService } from '../datasources/datasource-pools.service';
-import type { IntrospectedTable, TableRef } from '../datasources/dialect';
+import type { Capabilities, IntrospectedTable, TableRef } from '../datasources/dialect';
 import { SecretBoxService } from '../platform/secret-box.service';
 import { DatasourceEntity } from './entities/datasource.entity';
 
@@ -44,13 +44,14 @@ export class DatasourcesService {
       throw new DomainError(ErrorCode.Conflict, `The app has a datasource named "${input.name}" already; choose another name`);
     }
     const url = input.type === 'sqlite' ? confineSqliteUrl(input.url, this.config.sqliteDatasourceDir) : input.url;
-    await this.pools.withConnection(input.type, url, (db) => db.query('SELECT 1'));
+    const serverVersion = await this.pools.withConnection(input.type, url, (pool) => pool.serverVersion());
     const entity = this.datasources.create({
       id: randomUUID(),
       appId,
       name: input.name,
       type: input.type,
       urlCiphertext: this.secretBox.seal(url),
+      serverVersion,
       createdAt: new Date().toISOString(),
     });
     await this.datasources.insert(entity);
@@ -88,7 +89,13 @@ export class DatasourcesService {
   async connection(datasourceId: string): Promise<DatasourceConnection> {
     const ds = await this.datasources.findOneBy({ id: datasourceId });
     if (!ds) throw notFound('Datasource', datasourceId);
-    return this.pools.connection(ds.id, ds.type, this.secretBox.open(ds.urlCiphertext));
+    return this.pools.connection(ds.id, ds.type, this.secretBox.open(ds.urlCiphertext), ds.serverVersion);
+  }
+
+  /** What each of the app's datasources can do in one statement, by datasource id. */
+  async capabilities(appId: string): Promise<Map<string, Capabilities>> {
+    const all = await this.datasources.find({ where: { appId }, select: { id: true, type: true, serverVersion: true } });
+    return new Map(all.map((d) => [d.id, this.pools.dialect(d.type).capabilities(d.serverVersion)]));
   }
 
   private async entity(appId: string, id: string): Promise<DatasourceEntity> {

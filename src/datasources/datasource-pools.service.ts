@@ -1,26 +1,19 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import type { CompiledQuery, DatasourceType, Dialect } from './dialect';
+import type { Capabilities, CompiledQuery, DatasourceType, Dialect, SqlPool, StatementResult } from './dialect';
 import { DatasourceErrors } from './datasources.errors';
 import { PostgresDialect } from './postgres.dialect';
 import { SqliteDialect } from './sqlite.dialect';
 
-/** What one statement gave back: its rows (SELECT, RETURNING) and the rows it changed. */
-export interface StatementResult {
-  rows: Record<string, unknown>[];
-  /** Rows inserted, updated or deleted; undefined where the driver does not say (SELECT). */
-  affected: number | undefined;
-}
-
-/** A datasource ready for queries: its dialect and a way to run compiled SQL on its pool. */
+/** A datasource ready for queries: its dialect, what it can do, and a way to run compiled SQL on its pool. */
 export interface DatasourceConnection {
   dialect: Dialect;
+  capabilities: Capabilities;
   /** Runs one statement with bound parameters. Driver errors propagate (see `Dialect.translateError`). */
   run(query: CompiledQuery): Promise<StatementResult>;
 }
 
-/** Datasource types whose adapter exists today (CONTRACT.md §3 lists the four targets). */
-export const SUPPORTED_TYPES: DatasourceType[] = ['postgres', 'sqlite'];
+/** Connections a datasource's pool keeps at most. */
+const POOL_SIZE = 10;
 
 /** Removes the password of `url` (and the URL itself) from a driver message. */
 export function redactUrl(message: string, url: string): string {
@@ -35,9 +28,9 @@ export function redactUrl(message: string, url: string): string {
 }
 
 /**
- * One bounded pool per datasource (TypeORM DataSource over the driver's pool), opened lazily on
- * first use and closed on shutdown. Counts the statements it runs: the e2e suite reads the count
- * to prove relations load in batches.
+ * One bounded pool per datasource, opened by its adapter on first use and closed on shutdown.
+ * Counts the statements it runs: the e2e suites read the count to prove relations load in
+ * batches and limits hold before any SQL.
  */
 @Injectable()
 export class DatasourcePoolsService implements OnApplicationShutdown {
@@ -46,7 +39,7 @@ export class DatasourcePoolsService implements OnApplicationShutdown {
     postgres: new PostgresDialect(),
     sqlite: new SqliteDialect(),
   };
-  private readonly pools = new Map<string, Promise<DataSource>>();
+  private readonly pools = new Map<string, Promise<SqlPool>>();
   /** Statements run through {@link DatasourceConnection.run} since start. */
   statementsExecuted = 0;
 
@@ -58,39 +51,30 @@ export class DatasourcePoolsService implements OnApplicationShutdown {
   }
 
   /**
-   * Opens a short-lived connection, runs `use`, and closes it (for trying a URL and importing).
+   * Opens a short-lived one-connection pool, runs `use`, and closes it (trying a URL, listing and
+   * importing tables).
    * @throws DomainError DATASOURCE_UNREACHABLE with the driver's reason, password removed.
    */
-  async withConnection<T>(type: string, url: string, use: (db: DataSource, dialect: Dialect) => Promise<T>): Promise<T> {
+  async withConnection<T>(type: string, url: string, use: (pool: SqlPool, dialect: Dialect) => Promise<T>): Promise<T> {
     const dialect = this.dialect(type);
-    const db = new DataSource({ ...dialect.connectionOptions(url), poolSize: 1 } as never);
+    const pool = await this.open(dialect, url, 1);
     try {
-      await db.initialize();
-    } catch (error) {
-      throw DatasourceErrors.unreachable(redactUrl((error as Error).message, url));
-    }
-    try {
-      return await use(db, dialect);
+      return await use(pool, dialect);
     } finally {
-      await db.destroy().catch(() => undefined);
+      await pool.close().catch(() => undefined);
     }
   }
 
   /** The pooled connection of a datasource, opened on first use. */
-  connection(datasourceId: string, type: string, url: string): DatasourceConnection {
+  connection(datasourceId: string, type: string, url: string, serverVersion: string | null): DatasourceConnection {
     const dialect = this.dialect(type);
     return {
       dialect,
+      capabilities: dialect.capabilities(serverVersion),
       run: async (query) => {
-        const db = await this.pool(datasourceId, dialect, url);
+        const pool = await this.pool(datasourceId, dialect, url);
         this.statementsExecuted++;
-        const runner = db.createQueryRunner();
-        try {
-          const result = await runner.query(query.sql, query.params, true);
-          return { rows: (result.records ?? []) as Record<string, unknown>[], affected: result.affected };
-        } finally {
-          await runner.release();
-        }
+        return pool.run(query);
       },
     };
   }
@@ -99,21 +83,29 @@ export class DatasourcePoolsService implements OnApplicationShutdown {
   async close(datasourceId: string): Promise<void> {
     const pool = this.pools.get(datasourceId);
     this.pools.delete(datasourceId);
-    if (pool) await (await pool.catch(() => null))?.destroy().catch(() => undefined);
+    if (pool) await (await pool.catch(() => null))?.close().catch(() => undefined);
   }
 
   async onApplicationShutdown(): Promise<void> {
     await Promise.all([...this.pools.keys()].map((id) => this.close(id)));
   }
 
-  private pool(id: string, dialect: Dialect, url: string): Promise<DataSource> {
+  private async open(dialect: Dialect, url: string, poolSize: number): Promise<SqlPool> {
+    try {
+      return await dialect.open(url, { poolSize });
+    } catch (error) {
+      if ((error as { name?: string }).name === 'DomainError') throw error;
+      throw DatasourceErrors.unreachable(redactUrl((error as Error).message, url));
+    }
+  }
+
+  private pool(id: string, dialect: Dialect, url: string): Promise<SqlPool> {
     let pool = this.pools.get(id);
     if (!pool) {
-      const db = new DataSource(dialect.connectionOptions(url));
-      pool = db.initialize().catch((error: Error) => {
+      pool = this.open(dialect, url, POOL_SIZE).catch((error: Error) => {
         this.pools.delete(id);
-        this.logger.warn(`Datasource ${id} unreachable: ${redactUrl(error.message, url)}`);
-        throw DatasourceErrors.unreachable(redactUrl(error.message, url));
+        this.logger.warn(`Datasource ${id} unreachable: ${error.message}`);
+        throw error;
       });
       this.pools.set(id, pool);
     }

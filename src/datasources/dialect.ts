@@ -1,4 +1,3 @@
-import type { DataSource, DataSourceOptions } from 'typeorm';
 
 /** Database kinds a datasource may be (CONTRACT.md §3). */
 export type DatasourceType = 'postgres' | 'mysql' | 'mssql' | 'sqlite';
@@ -161,6 +160,30 @@ export interface CompiledQuery {
   params: unknown[];
 }
 
+/** What one statement gave back: its rows (SELECT, RETURNING) and the rows it changed. */
+export interface StatementResult {
+  rows: Record<string, unknown>[];
+  /** Rows inserted, updated or deleted (MySQL: rows found, not only changed); undefined for SELECT. */
+  affected: number | undefined;
+}
+
+/** A bounded connection pool to one database, as an adapter opened it. */
+export interface SqlPool {
+  /** Runs one statement with bound parameters. Driver errors propagate (see {@link Dialect.translateError}). */
+  run(query: CompiledQuery): Promise<StatementResult>;
+  /** The server's version text (e.g. `10.11.19-MariaDB`, `16.4`), for {@link Dialect.capabilities}. */
+  serverVersion(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** What a database can do in one statement; decides the shape of the write operations. */
+export interface Capabilities {
+  /** `INSERT … RETURNING`/`OUTPUT`: `add<Base>` returns the row; else `true` (CONTRACT.md §6). */
+  insertReturning: boolean;
+  /** `UPDATE … RETURNING`/`OUTPUT`; else the row is read back by its key after the UPDATE. */
+  updateReturning: boolean;
+}
+
 /**
  * The port every database adapter implements; adapters are the only code that knows SQL syntax
  * or a driver's quirks (docs/architecture.md). Identifiers come only from the model and are quoted
@@ -169,15 +192,18 @@ export interface CompiledQuery {
 export interface Dialect {
   readonly type: DatasourceType;
   /**
-   * TypeORM options for a bounded pool to `url`, with the driver's date handling pinned so the
-   * process time zone never changes a value.
-   * @throws DomainError INVALID_INPUT when the URL does not fit this database.
+   * Opens a bounded pool to `url` with the driver's date handling pinned, so the process and
+   * session time zones never change a value.
+   * @throws DomainError INVALID_INPUT when the URL does not fit this database; the driver's
+   * error when the server cannot be reached.
    */
-  connectionOptions(url: string): DataSourceOptions;
+  open(url: string, options: { poolSize: number }): Promise<SqlPool>;
   /** Base tables a builder could import (system schemas left out). */
-  listTables(db: DataSource): Promise<TableRef[]>;
+  listTables(pool: SqlPool): Promise<TableRef[]>;
   /** Columns, keys and foreign keys of the given tables. */
-  introspect(db: DataSource, tables: TableRef[]): Promise<IntrospectedTable[]>;
+  introspect(pool: SqlPool, tables: TableRef[]): Promise<IntrospectedTable[]>;
+  /** What the server of this version supports. */
+  capabilities(serverVersion: string | null): Capabilities;
   compileSelect(plan: SelectPlan): CompiledQuery;
   compileCount(plan: CountPlan): CompiledQuery;
   compileInsert(plan: InsertPlan): CompiledQuery;

@@ -1,7 +1,8 @@
 import { types as pgTypes } from 'pg';
-import type { DataSource, DataSourceOptions } from 'typeorm';
+import type { DataSourceOptions } from 'typeorm';
 import { invalidInput } from '../common/domain-error';
-import type { ColumnKind, DatabaseRefusal, Dialect, IntrospectedTable, ModelColumn, TableRef, WriteContext } from './dialect';
+import type { Capabilities, ColumnKind, DatabaseRefusal, Dialect, IntrospectedTable, ModelColumn, SqlPool, TableRef, WriteContext } from './dialect';
+import { TypeOrmPool } from './typeorm-pool';
 import { translatePostgresError } from './postgres-errors';
 import { SqlCompiler } from './sql-compiler';
 import { columnsFromTypeorm, foreignKeysFromTypeorm, formatCommon } from './typeorm-introspection';
@@ -43,6 +44,15 @@ export function postgresKind(dbType: string): ColumnKind {
 export class PostgresDialect extends SqlCompiler implements Dialect {
   readonly type = 'postgres' as const;
 
+  async open(url: string, options: { poolSize: number }): Promise<SqlPool> {
+    return TypeOrmPool.open({ ...this.connectionOptions(url), poolSize: options.poolSize } as DataSourceOptions);
+  }
+
+  capabilities(): Capabilities {
+    return { insertReturning: true, updateReturning: true };
+  }
+
+  /** TypeORM options of a pool: date/time types kept as text, sessions in UTC. */
   connectionOptions(url: string): DataSourceOptions {
     if (!/^postgres(ql)?:\/\//.test(url)) throw invalidInput('A postgres datasource URL starts with postgres://');
     return {
@@ -55,17 +65,18 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
     };
   }
 
-  async listTables(db: DataSource): Promise<TableRef[]> {
-    const rows: { schema: string; name: string }[] = await db.query(
-      `SELECT table_schema AS schema, table_name AS name FROM information_schema.tables
+  async listTables(pool: SqlPool): Promise<TableRef[]> {
+    const { rows } = await pool.run({
+      sql: `SELECT table_schema AS schema, table_name AS name FROM information_schema.tables
        WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')
        ORDER BY table_schema, table_name`,
-    );
-    return rows.map((r) => ({ schema: r.schema, name: r.name }));
+      params: [],
+    });
+    return rows.map((r) => ({ schema: String(r.schema), name: String(r.name) }));
   }
 
-  async introspect(db: DataSource, tables: TableRef[]): Promise<IntrospectedTable[]> {
-    const runner = db.createQueryRunner();
+  async introspect(pool: SqlPool, tables: TableRef[]): Promise<IntrospectedTable[]> {
+    const runner = (pool as TypeOrmPool).dataSource.createQueryRunner();
     try {
       const found = await runner.getTables(tables.map((t) => `${t.schema ?? 'public'}.${t.name}`));
       return found.map((t) => {

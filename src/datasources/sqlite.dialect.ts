@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
-import type { DataSource, DataSourceOptions } from 'typeorm';
+import type { DataSourceOptions } from 'typeorm';
 import { invalidInput } from '../common/domain-error';
-import type { ColumnKind, DatabaseRefusal, Dialect, IntrospectedTable, ModelColumn, TableRef, WriteContext } from './dialect';
+import type { Capabilities, ColumnKind, DatabaseRefusal, Dialect, IntrospectedTable, ModelColumn, SqlPool, TableRef, WriteContext } from './dialect';
+import { TypeOrmPool } from './typeorm-pool';
 import { translateSqliteError } from './sqlite-errors';
 import { ParamList, SqlCompiler } from './sql-compiler';
 import { formatCommon } from './typeorm-introspection';
@@ -69,6 +70,16 @@ interface PragmaForeignKey {
 export class SqliteDialect extends SqlCompiler implements Dialect {
   readonly type = 'sqlite' as const;
 
+  async open(url: string): Promise<SqlPool> {
+    return TypeOrmPool.open(this.connectionOptions(url));
+  }
+
+  /** RETURNING needs SQLite 3.35; better-sqlite3 12 bundles a newer one. */
+  capabilities(): Capabilities {
+    return { insertReturning: true, updateReturning: true };
+  }
+
+  /** TypeORM options: one connection, safe integers, `tg_casefold`, foreign keys on. */
   connectionOptions(url: string): DataSourceOptions {
     if (!url.startsWith('sqlite:')) throw invalidInput('A sqlite datasource URL is sqlite:<file>');
     const file = resolve(url.slice('sqlite:'.length));
@@ -92,17 +103,18 @@ export class SqliteDialect extends SqlCompiler implements Dialect {
     };
   }
 
-  async listTables(db: DataSource): Promise<TableRef[]> {
-    const rows: { name: string }[] = await db.query(
-      `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
-    );
-    return rows.map((r) => ({ schema: null, name: r.name }));
+  async listTables(pool: SqlPool): Promise<TableRef[]> {
+    const { rows } = await pool.run({
+      sql: `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+      params: [],
+    });
+    return rows.map((r) => ({ schema: null, name: String(r.name) }));
   }
 
-  async introspect(db: DataSource, tables: TableRef[]): Promise<IntrospectedTable[]> {
+  async introspect(pool: SqlPool, tables: TableRef[]): Promise<IntrospectedTable[]> {
     const out: IntrospectedTable[] = [];
     for (const t of tables) {
-      const cols: PragmaColumn[] = await db.query(`SELECT * FROM pragma_table_xinfo(?)`, [t.name]);
+      const cols = (await pool.run({ sql: `SELECT * FROM pragma_table_xinfo(?)`, params: [t.name] })).rows as unknown as PragmaColumn[];
       if (cols.length === 0) continue;
       const pk = cols.filter((c) => Number(c.pk) > 0).sort((a, b) => Number(a.pk) - Number(b.pk));
       // An INTEGER PRIMARY KEY is the rowid: SQLite generates it (sqlite.org/lang_createtable.html#rowid).
@@ -120,7 +132,7 @@ export class SqliteDialect extends SqlCompiler implements Dialect {
           maxLength: lengthOf(c.type),
           enum: null,
         }));
-      const fkRows: PragmaForeignKey[] = await db.query(`SELECT * FROM pragma_foreign_key_list(?)`, [t.name]);
+      const fkRows = (await pool.run({ sql: `SELECT * FROM pragma_foreign_key_list(?)`, params: [t.name] })).rows as unknown as PragmaForeignKey[];
       const byId = new Map<number, PragmaForeignKey[]>();
       for (const r of fkRows) byId.set(Number(r.id), [...(byId.get(Number(r.id)) ?? []), r]);
       const foreignKeys = [...byId.values()].map((parts) => {

@@ -15,7 +15,7 @@ import {
   GraphQLSchema,
 } from 'graphql';
 import { isRequiredOnInsert } from '../data-model/model-graph';
-import type { ModelColumn } from '../datasources/dialect';
+import type { Capabilities, ModelColumn } from '../datasources/dialect';
 import type { ModelEnum, TableApiDefinition, VersionDefinition } from '../platform/version-definition';
 import { baseName, buildApiTree, RowNode } from './api-tree';
 import type { GatewayContext } from './gateway-context';
@@ -177,7 +177,11 @@ class TypeFactory {
 export class VersionTypes {
   private readonly apis: ApiTypes[] = [];
 
-  constructor(def: VersionDefinition) {
+  /**
+   * @param capabilities what each datasource can do in one statement, by id; a datasource
+   * without RETURNING gets `add<Base>: Boolean` (CONTRACT.md §6).
+   */
+  constructor(def: VersionDefinition, capabilities: Map<string, Capabilities> = new Map()) {
     const factory = new TypeFactory(new Map(def.enums.map((e) => [e.name, enumType(e)])));
     for (const api of def.apis) {
       const node = buildApiTree(def, api);
@@ -187,7 +191,13 @@ export class VersionTypes {
       const mutations: ApiTypes['mutations'] = {};
       const hasKey = node.table.primaryKey.length > 0;
       if (api.actions.insert) {
-        mutations[`add${base}`] = { action: 'insert', type: factory.row(node), args: factory.writeArgs(node, 'insert'), resolve: addResolver(node) as never };
+        const returnsRow = capabilities.get(node.table.datasourceId)?.insertReturning ?? true;
+        mutations[`add${base}`] = {
+          action: 'insert',
+          type: returnsRow ? factory.row(node) : new GraphQLNonNull(GraphQLBoolean),
+          args: factory.writeArgs(node, 'insert'),
+          resolve: addResolver(node) as never,
+        };
       }
       // update and delete address one row by its primary key: a table without one offers neither.
       if (api.actions.update && hasKey) {

@@ -6,6 +6,7 @@ import { scopeCoversApi, scopeForApp } from '../api-keys/api-keys.service';
 import { ApiKeyErrors } from '../api-keys/api-keys.errors';
 import { EventsService } from '../events/events.service';
 import type { VersionHead } from '../platform/version-definition';
+import { DatasourcesService } from '../data-model/datasources.service';
 import { VersionsService } from '../platform/versions.service';
 import type { GatewayContext } from './gateway-context';
 import { formatGatewayError, toGraphQLError } from './graphql-errors';
@@ -81,6 +82,7 @@ export class SchemaProviderService implements OnModuleDestroy {
 
   constructor(
     private readonly versions: VersionsService,
+    private readonly datasources: DatasourcesService,
     events: EventsService,
   ) {
     this.unsubscribe = events.on('ModelChanged', ({ versionId, revision }) => {
@@ -113,7 +115,9 @@ export class SchemaProviderService implements OnModuleDestroy {
     const key = `${head.versionId}:${head.revision}`;
     let entry = this.types.get(key);
     if (!entry) {
-      entry = this.versions.definition(head.versionId).then((def) => new VersionTypes(def));
+      entry = Promise.all([this.versions.definition(head.versionId), this.datasources.capabilities(head.appId)]).then(
+        ([def, capabilities]) => new VersionTypes(def, capabilities),
+      );
       entry.catch(() => this.types.delete(key));
       this.types.set(key, entry);
     }

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { GraphQLFieldResolver } from 'graphql';
-import type { DatasourceConnection, StatementResult } from '../datasources/datasource-pools.service';
-import type { ColumnValue, CompiledQuery, Condition, WriteContext } from '../datasources/dialect';
+import type { DatasourceConnection } from '../datasources/datasource-pools.service';
+import type { ColumnValue, CompiledQuery, Condition, StatementResult, WriteContext } from '../datasources/dialect';
 import type { NavigationNode, RowNode } from './api-tree';
 import type { GatewayContext } from './gateway-context';
 import { DatabaseRefusalError } from './graphql-errors';
@@ -124,14 +124,18 @@ async function runWrite(
 
 type Args = Record<string, unknown>;
 
-/** `add<Base>`: one INSERT that reads the row back (`RETURNING`) with the requested columns. */
+/**
+ * `add<Base>`: one INSERT that reads the row back (`RETURNING`/`OUTPUT`) with the requested
+ * columns; `true` where the database cannot return the row in the same statement (MySQL).
+ */
 export function addResolver(node: RowNode): GraphQLFieldResolver<unknown, GatewayContext, Args> {
   const columns = writableColumns(node, 'insert');
   return async (_source, args, ctx, info) => {
     const conn = await ctx.connection(node.table.datasourceId);
     const values = planValues(node, columns, args, conn.dialect);
-    const returning = selectColumns(node, info.fieldNodes, info.fragments);
+    const returning = conn.capabilities.insertReturning ? selectColumns(node, info.fieldNodes, info.fragments) : [];
     const { rows } = await runWrite(conn, node, 'insert', conn.dialect.compileInsert({ table: tableRef(node.table), values, returning }), values);
+    if (!conn.capabilities.insertReturning) return true;
     return shapeRows(node.table, returning, rows, conn.dialect)[0] ?? null;
   };
 }
@@ -149,10 +153,18 @@ export function updateResolver(node: RowNode): GraphQLFieldResolver<unknown, Gat
     const set = planValues(node, columns, args, conn.dialect);
     const returning = selectColumns(node, info.fieldNodes, info.fragments);
     const table = tableRef(node.table);
-    const query = set.length
-      ? conn.dialect.compileUpdate({ table, set, where, returning })
-      : conn.dialect.compileSelect({ table, columns: returning, where, order: planOrder(node, null), take: 1, skip: 0 });
-    const { rows } = await runWrite(conn, node, 'update', query, set);
+    const readBack = conn.dialect.compileSelect({ table, columns: returning, where, order: planOrder(node, null), take: 1, skip: 0 });
+    let rows: Record<string, unknown>[];
+    if (set.length === 0) {
+      rows = (await conn.run(readBack)).rows;
+    } else if (conn.capabilities.updateReturning) {
+      rows = (await runWrite(conn, node, 'update', conn.dialect.compileUpdate({ table, set, where, returning }), set)).rows;
+    } else {
+      // No UPDATE … RETURNING (MySQL, MariaDB): the row is read back by its key (which an update
+      // never changes) when the UPDATE found it.
+      const { affected } = await runWrite(conn, node, 'update', conn.dialect.compileUpdate({ table, set, where, returning: [] }), set);
+      rows = (affected ?? 0) > 0 ? (await conn.run(readBack)).rows : [];
+    }
     return shapeRows(node.table, returning, rows, conn.dialect)[0] ?? null;
   };
 }

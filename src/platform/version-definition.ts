@@ -62,6 +62,7 @@ export function emptyDefinition(): VersionDefinition {
 
 /** A version as the request path addresses it: the cache key's first two parts. */
 export interface VersionHead {
+  appId: string;
   versionId: string;
   revision: number;
 }

@@ -99,7 +99,7 @@ export class VersionsService {
       where: { appId, slot },
       select: { id: true, revision: true },
     });
-    return row ? { versionId: row.id, revision: row.revision } : null;
+    return row ? { appId, versionId: row.id, revision: row.revision } : null;
   }
 
   private async ensureWorking(appId: string, accountId: string): Promise<AppVersionEntity> {
