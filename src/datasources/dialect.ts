@@ -90,6 +90,8 @@ export interface OrderTerm {
 export interface SelectPlan {
   table: TableRef;
   columns: string[];
+  /** Kinds of the read columns, for adapters that must cast some in the select list. */
+  kinds?: Record<string, ColumnKind>;
   where: Condition;
   order: OrderTerm[];
   /** Null: no limit. */
@@ -115,6 +117,7 @@ export interface InsertPlan {
   table: TableRef;
   values: ColumnValue[];
   returning: string[];
+  kinds?: Record<string, ColumnKind>;
 }
 
 /** An UPDATE of the rows matching `where` (a primary key); reads `returning` back. */
@@ -123,6 +126,7 @@ export interface UpdatePlan {
   set: ColumnValue[];
   where: Condition;
   returning: string[];
+  kinds?: Record<string, ColumnKind>;
 }
 
 /** A DELETE of the rows matching `where` (a primary key). */

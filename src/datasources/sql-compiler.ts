@@ -1,4 +1,5 @@
 import type {
+  ColumnKind,
   CompiledQuery,
   Condition,
   CountPlan,
@@ -79,7 +80,7 @@ export abstract class SqlCompiler {
 
   compileSelect(plan: SelectPlan): CompiledQuery {
     const params = new ParamList((i) => this.placeholder(i));
-    const columns = plan.columns.map((c) => this.quote(c)).join(', ');
+    const columns = plan.columns.map((c) => this.selectItem(c, plan.kinds?.[c])).join(', ');
     const where = this.condition(plan.where, params);
     const order = this.orderBy(plan.order);
     if (!plan.partition) {
@@ -93,7 +94,8 @@ export abstract class SqlCompiler {
       `ORDER BY ${order}) AS ${rn} FROM ${this.tableName(plan.table)} WHERE ${where}`;
     const bounds = [`${rn} > ${params.add(plan.skip)}`];
     if (plan.take !== null) bounds.push(`${rn} <= ${params.add(plan.skip + plan.take)}`);
-    const sql = `SELECT ${columns} FROM (${inner}) ${this.quote('__tg_p')} WHERE ${bounds.join(' AND ')} ORDER BY ${rn}`;
+    const outer = plan.columns.map((c) => this.quote(c)).join(', ');
+    const sql = `SELECT ${outer} FROM (${inner}) ${this.quote('__tg_p')} WHERE ${bounds.join(' AND ')} ORDER BY ${rn}`;
     return { sql, params: params.values };
   }
 
@@ -116,7 +118,7 @@ export abstract class SqlCompiler {
     const body = plan.values.length
       ? `(${plan.values.map((v) => this.quote(v.column)).join(', ')}) VALUES (${plan.values.map((v) => params.add(v.value)).join(', ')})`
       : 'DEFAULT VALUES';
-    return { sql: `INSERT INTO ${target} ${body}${this.returning(plan.returning)}`, params: params.values };
+    return { sql: `INSERT INTO ${target} ${body}${this.returning(plan.returning, plan.kinds)}`, params: params.values };
   }
 
   /** `UPDATE … SET … WHERE … RETURNING`; only the given columns change. */
@@ -124,7 +126,7 @@ export abstract class SqlCompiler {
     const params = new ParamList((i) => this.placeholder(i));
     const set = plan.set.map((v) => `${this.quote(v.column)} = ${params.add(v.value)}`).join(', ');
     const where = this.condition(plan.where, params);
-    return { sql: `UPDATE ${this.tableName(plan.table)} SET ${set} WHERE ${where}${this.returning(plan.returning)}`, params: params.values };
+    return { sql: `UPDATE ${this.tableName(plan.table)} SET ${set} WHERE ${where}${this.returning(plan.returning, plan.kinds)}`, params: params.values };
   }
 
   /** `DELETE … WHERE`; the caller reads the affected-row count. */
@@ -134,8 +136,16 @@ export abstract class SqlCompiler {
   }
 
   /** The clause that reads written columns back in the same statement. */
-  protected returning(columns: string[]): string {
-    return columns.length ? ` RETURNING ${columns.map((c) => this.quote(c)).join(', ')}` : '';
+  protected returning(columns: string[], kinds?: Record<string, ColumnKind>): string {
+    return columns.length ? ` RETURNING ${columns.map((c) => this.selectItem(c, kinds?.[c])).join(', ')}` : '';
+  }
+
+  /**
+   * One item of a select list (or RETURNING list), named as the column. Adapters whose driver
+   * would lose digits of a kind cast it here (SQL Server: decimals to text).
+   */
+  protected selectItem(column: string, _kind: ColumnKind | undefined): string {
+    return this.quote(column);
   }
 
   private orderBy(order: OrderTerm[]): string {

@@ -1,6 +1,6 @@
 import { FieldNode, FragmentDefinitionNode, Kind, SelectionSetNode } from 'graphql';
 import { invalidInput } from '../common/domain-error';
-import type { CompareOp, Condition, Dialect, ModelColumn, OrderTerm, TableRef } from '../datasources/dialect';
+import type { ColumnKind, CompareOp, Condition, Dialect, ModelColumn, OrderTerm, TableRef } from '../datasources/dialect';
 import type { ModelTable } from '../platform/version-definition';
 import type { RowNode } from './api-tree';
 
@@ -160,4 +160,14 @@ export function shapeRows(table: ModelTable, columns: string[], rows: Record<str
     for (const column of models) row[column.name] = dialect.formatValue(column, raw[column.name]);
     return row;
   });
+}
+
+/** The kinds of the given columns of a table, for `SelectPlan.kinds` and the write plans. */
+export function columnKinds(table: ModelTable, columns: string[]): Record<string, ColumnKind> {
+  const kinds: Record<string, ColumnKind> = {};
+  for (const name of columns) {
+    const column = table.columns.find((c) => c.name === name);
+    if (column) kinds[name] = column.kind;
+  }
+  return kinds;
 }

@@ -5,7 +5,7 @@ import type { ColumnValue, CompiledQuery, Condition, StatementResult, WriteConte
 import type { NavigationNode, RowNode } from './api-tree';
 import type { GatewayContext } from './gateway-context';
 import { DatabaseRefusalError } from './graphql-errors';
-import { FilterInput, planOrder, planPage, planWhere, selectColumns, shapeRows, tableRef } from './query-planner';
+import { columnKinds, FilterInput, planOrder, planPage, planWhere, selectColumns, shapeRows, tableRef } from './query-planner';
 import { planValues, primaryKeyCondition, writableColumns } from './write-planner';
 
 /** Arguments of `get<Base>` and of one-to-many navigation fields. */
@@ -29,7 +29,7 @@ export function getResolver(node: RowNode): GraphQLFieldResolver<unknown, Gatewa
     const where = planWhere(node, args.where, conn.dialect);
     if (page.take === 0) return [];
     const columns = selectColumns(node, info.fieldNodes, info.fragments);
-    const query = conn.dialect.compileSelect({ table: tableRef(node.table), columns, where, order: planOrder(node, args.order), ...page });
+    const query = conn.dialect.compileSelect({ table: tableRef(node.table), columns, kinds: columnKinds(node.table, columns), where, order: planOrder(node, args.order), ...page });
     return shapeRows(node.table, columns, (await conn.run(query)).rows, conn.dialect);
   };
 }
@@ -68,6 +68,7 @@ export function navigationResolver(nav: NavigationNode): GraphQLFieldResolver<Ro
           const query = conn.dialect.compileSelect({
             table: tableRef(node.table),
             columns,
+            kinds: columnKinds(node.table, columns),
             where,
             order: planOrder(node, many ? args.order : null),
             take: page ? page.take : null,
@@ -134,7 +135,7 @@ export function addResolver(node: RowNode): GraphQLFieldResolver<unknown, Gatewa
     const conn = await ctx.connection(node.table.datasourceId);
     const values = planValues(node, columns, args, conn.dialect);
     const returning = conn.capabilities.insertReturning ? selectColumns(node, info.fieldNodes, info.fragments) : [];
-    const { rows } = await runWrite(conn, node, 'insert', conn.dialect.compileInsert({ table: tableRef(node.table), values, returning }), values);
+    const { rows } = await runWrite(conn, node, 'insert', conn.dialect.compileInsert({ table: tableRef(node.table), values, returning, kinds: columnKinds(node.table, returning) }), values);
     if (!conn.capabilities.insertReturning) return true;
     return shapeRows(node.table, returning, rows, conn.dialect)[0] ?? null;
   };
@@ -153,12 +154,13 @@ export function updateResolver(node: RowNode): GraphQLFieldResolver<unknown, Gat
     const set = planValues(node, columns, args, conn.dialect);
     const returning = selectColumns(node, info.fieldNodes, info.fragments);
     const table = tableRef(node.table);
-    const readBack = conn.dialect.compileSelect({ table, columns: returning, where, order: planOrder(node, null), take: 1, skip: 0 });
+    const kinds = columnKinds(node.table, returning);
+    const readBack = conn.dialect.compileSelect({ table, columns: returning, kinds, where, order: planOrder(node, null), take: 1, skip: 0 });
     let rows: Record<string, unknown>[];
     if (set.length === 0) {
       rows = (await conn.run(readBack)).rows;
     } else if (conn.capabilities.updateReturning) {
-      rows = (await runWrite(conn, node, 'update', conn.dialect.compileUpdate({ table, set, where, returning }), set)).rows;
+      rows = (await runWrite(conn, node, 'update', conn.dialect.compileUpdate({ table, set, where, returning, kinds }), set)).rows;
     } else {
       // No UPDATE … RETURNING (MySQL, MariaDB): the row is read back by its key (which an update
       // never changes) when the UPDATE found it.
