@@ -23,11 +23,26 @@ export interface ModelGroupView {
   tables: ModelTableView[];
 }
 
-/** Parses `"schema.table"` (or `"table"`) into a reference; SQLite has no schema. */
-export function parseTableRef(text: string, type: string): TableRef {
-  const dot = text.indexOf('.');
-  if (type === 'sqlite') return { schema: null, name: dot >= 0 && text.startsWith('main.') ? text.slice(5) : text };
-  return dot >= 0 ? { schema: text.slice(0, dot), name: text.slice(dot + 1) } : { schema: 'public', name: text };
+/** Schemas a bare table name prefers when several schemas hold a table of that name. */
+const DEFAULT_SCHEMAS = ['public', 'dbo', 'main'];
+
+/**
+ * Resolves the names of an import request against the datasource's live tables: `schema.table`
+ * exactly, a bare `table` by name (in the default schema when several schemas have it).
+ * @returns the references, and one problem per name that matches no table or is ambiguous.
+ */
+export function resolveTableNames(names: string[], available: TableRef[]): { refs: TableRef[]; problems: string[] } {
+  const refs: TableRef[] = [];
+  const problems: string[] = [];
+  for (const text of names) {
+    const exact = available.filter((t) => `${t.schema ?? 'main'}.${t.name}` === text || (t.schema === null && t.name === text));
+    const byName = exact.length ? exact : available.filter((t) => t.name === text);
+    const chosen = byName.length > 1 ? byName.filter((t) => DEFAULT_SCHEMAS.includes(t.schema ?? 'main')) : byName;
+    if (chosen.length === 1) refs.push(chosen[0]);
+    else if (byName.length === 0) problems.push(`no table "${text}"`);
+    else problems.push(`"${text}" is in several schemas; name one: ${byName.map((t) => `${t.schema}.${t.name}`).join(', ')}`);
+  }
+  return { refs, problems };
 }
 
 /**
@@ -43,16 +58,15 @@ export class DataModelService {
 
   /**
    * Imports (or refreshes) tables of a datasource into the caller's working version.
-   * @throws DomainError NOT_FOUND (datasource), INVALID_INPUT listing every table that does not exist.
+   * @throws DomainError NOT_FOUND (datasource), INVALID_INPUT listing every name that matches no
+   * table or several ({@link resolveTableNames}).
    */
   async import(appId: string, accountId: string, datasourceId: string, names: string[]): Promise<ModelTableView[]> {
-    const ds = await this.datasources.get(appId, datasourceId);
-    const refs = names.map((n) => parseTableRef(n, ds.type));
-    const { available, tables } = await this.datasources.introspect(appId, datasourceId, refs);
-    const key = (r: TableRef) => `${r.schema ?? ''}.${r.name}`;
-    const known = new Set(available.map(key));
-    const missing = names.filter((_, i) => !known.has(key(refs[i])));
-    if (missing.length) throw invalidInput('Some tables do not exist in the datasource', missing.map((m) => `no table "${m}"`));
+    const tables = await this.datasources.introspect(appId, datasourceId, (available) => {
+      const { refs, problems } = resolveTableNames(names, available);
+      if (problems.length) throw invalidInput('Some tables cannot be imported', problems);
+      return refs;
+    });
     return this.versions.edit(appId, accountId, (def) => {
       const imported = tables.map((t) => this.upsert(def, datasourceId, t));
       return imported.map((t) => this.view(def, t));

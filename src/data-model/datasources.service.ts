@@ -76,13 +76,15 @@ export class DatasourcesService {
     );
   }
 
-  /** Introspects the given tables of a datasource (a short-lived connection). */
-  async introspect(appId: string, id: string, refs: TableRef[]): Promise<{ available: TableRef[]; tables: IntrospectedTable[] }> {
+  /**
+   * Introspects tables of a datasource over one short-lived connection: `choose` picks them from
+   * the live tables (and may throw to refuse the request).
+   */
+  async introspect(appId: string, id: string, choose: (available: TableRef[]) => TableRef[]): Promise<IntrospectedTable[]> {
     const ds = await this.entity(appId, id);
-    return this.pools.withConnection(ds.type, this.secretBox.open(ds.urlCiphertext), async (db, dialect) => {
-      const available = await dialect.listTables(db);
-      return { available, tables: await dialect.introspect(db, refs) };
-    });
+    return this.pools.withConnection(ds.type, this.secretBox.open(ds.urlCiphertext), async (pool, dialect) =>
+      dialect.introspect(pool, choose(await dialect.listTables(pool))),
+    );
   }
 
   /** The pooled connection the GraphQL resolvers query. @throws DomainError NOT_FOUND. */
