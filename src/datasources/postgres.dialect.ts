@@ -5,7 +5,7 @@ import type { Capabilities, ColumnKind, DatabaseRefusal, Dialect, IntrospectedTa
 import { TypeOrmPool } from './typeorm-pool';
 import { translatePostgresError } from './postgres-errors';
 import { SqlCompiler } from './sql-compiler';
-import { columnsFromTypeorm, foreignKeysFromTypeorm, formatCommon } from './typeorm-introspection';
+import { formatCommon } from './typeorm-introspection';
 
 /** PostgreSQL OIDs whose text form we keep as text (pg's default parses them into JS Dates). */
 const RAW_TEXT_OIDS = new Set([1082 /* date */, 1114 /* timestamp */, 1184 /* timestamptz */, 1083, 1266]);
@@ -75,24 +75,83 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
     return rows.map((r) => ({ schema: String(r.schema), name: String(r.name) }));
   }
 
+  /**
+   * Reads columns, primary keys and foreign keys from `information_schema` and `pg_catalog`
+   * (PostgreSQL docs, "The Information Schema" and "System Catalogs"). Not TypeORM's getTables:
+   * for generated columns it reads a `typeorm_metadata` table that user databases do not have.
+   */
   async introspect(pool: SqlPool, tables: TableRef[]): Promise<IntrospectedTable[]> {
-    const runner = (pool as TypeOrmPool).dataSource.createQueryRunner();
-    try {
-      const found = await runner.getTables(tables.map((t) => `${t.schema ?? 'public'}.${t.name}`));
-      return found.map((t) => {
-        const [schema, name] = t.name.includes('.') ? t.name.split('.') : [t.schema ?? 'public', t.name];
-        const columns = columnsFromTypeorm(t.columns, postgresKind);
+    if (tables.length === 0) return [];
+    const wanted = (schema: unknown, name: unknown) => tables.some((t) => (t.schema ?? 'public') === schema && t.name === name);
+    const schemas = [...new Set(tables.map((t) => t.schema ?? 'public'))];
+    const names = [...new Set(tables.map((t) => t.name))];
+    const params = [schemas, names];
+    const columns = (
+      await pool.run({
+        sql: `SELECT table_schema, table_name, column_name, data_type, is_nullable, column_default, is_identity,
+                is_generated, character_maximum_length
+              FROM information_schema.columns
+              WHERE table_schema = ANY($1) AND table_name = ANY($2)
+              ORDER BY table_schema, table_name, ordinal_position`,
+        params,
+      })
+    ).rows.filter((r) => wanted(r.table_schema, r.table_name));
+    const keys = (
+      await pool.run({
+        sql: `SELECT ns.nspname AS table_schema, cl.relname AS table_name, con.contype, con.conname,
+                fns.nspname AS ref_schema, fcl.relname AS ref_table,
+                ARRAY(SELECT a.attname FROM unnest(con.conkey) WITH ORDINALITY k(n, i)
+                      JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n ORDER BY k.i)::text[] AS columns,
+                ARRAY(SELECT a.attname FROM unnest(con.confkey) WITH ORDINALITY k(n, i)
+                      JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n ORDER BY k.i)::text[] AS ref_columns
+              FROM pg_constraint con
+              JOIN pg_class cl ON cl.oid = con.conrelid
+              JOIN pg_namespace ns ON ns.oid = cl.relnamespace
+              LEFT JOIN pg_class fcl ON fcl.oid = con.confrelid
+              LEFT JOIN pg_namespace fns ON fns.oid = fcl.relnamespace
+              WHERE con.contype IN ('p', 'f') AND ns.nspname = ANY($1) AND cl.relname = ANY($2)
+              ORDER BY con.conname`,
+        params,
+      })
+    ).rows.filter((r) => wanted(r.table_schema, r.table_name));
+    return tables
+      .map((t): IntrospectedTable | null => {
+        const schema = t.schema ?? 'public';
+        const mine = (r: Record<string, unknown>) => r.table_schema === schema && r.table_name === t.name;
+        const own = columns.filter(mine);
+        if (own.length === 0) return null;
+        const constraints = keys.filter(mine);
+        const primary = constraints.find((k) => k.contype === 'p');
         return {
           schema,
-          dbName: name,
-          columns,
-          primaryKey: t.columns.filter((c) => c.isPrimary).map((c) => c.name),
-          foreignKeys: foreignKeysFromTypeorm(t.foreignKeys, schema),
+          dbName: t.name,
+          columns: own.map((c): ModelColumn => {
+            const serial = typeof c.column_default === 'string' && c.column_default.startsWith('nextval(');
+            const computed = c.is_generated === 'ALWAYS';
+            return {
+              name: String(c.column_name),
+              dbType: String(c.data_type),
+              kind: postgresKind(String(c.data_type)),
+              nullable: c.is_nullable === 'YES',
+              hasDefault: c.column_default !== null && !serial && !computed,
+              generated: serial || c.is_identity === 'YES' || computed,
+              computed,
+              maxLength: c.character_maximum_length === null ? null : Number(c.character_maximum_length),
+              enum: null,
+            };
+          }),
+          primaryKey: primary ? (primary.columns as string[]) : [],
+          foreignKeys: constraints
+            .filter((k) => k.contype === 'f')
+            .map((k) => ({
+              columns: k.columns as string[],
+              referencedSchema: String(k.ref_schema),
+              referencedTable: String(k.ref_table),
+              referencedColumns: k.ref_columns as string[],
+            })),
         };
-      });
-    } finally {
-      await runner.release();
-    }
+      })
+      .filter((t): t is IntrospectedTable => t !== null);
   }
 
   quote(identifier: string): string {

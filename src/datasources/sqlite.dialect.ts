@@ -184,7 +184,10 @@ export class SqliteDialect extends SqlCompiler implements Dialect {
     if (typeof value === 'boolean') return value ? 1 : 0;
     // SQLite's own datetime text has a space, not a T (sqlite.org/lang_datefunc.html): one form
     // keeps text comparisons in filters right.
-    if (column.kind === 'timestamp' && typeof value === 'string') return value.replace('T', ' ');
+    if (column.kind === 'timestamp' && typeof value === 'string') {
+      const text = value.replace('T', ' ');
+      return /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/.test(text) ? `${text}:00` : text;
+    }
     return value;
   }
 

@@ -3,7 +3,7 @@
  * returns with its date parsing switched off, so no process or session time zone is involved.
  */
 
-const LOCAL = /^(\d{4,}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d+))?$/;
+const LOCAL = /^(\d{4,}-\d{2}-\d{2})[ T](\d{2}:\d{2})(:\d{2})?(?:\.(\d+))?$/;
 
 /** Fraction of a second as `.fff` (milliseconds), or '' when there is none or it is zero-length. */
 function millis(fraction: string | undefined): string {
@@ -16,7 +16,7 @@ function millis(fraction: string | undefined): string {
  */
 export function formatLocalTimestamp(text: string): string {
   const m = LOCAL.exec(text.trim());
-  return m ? `${m[1]}T${m[2]}${millis(m[3])}` : text;
+  return m ? `${m[1]}T${m[2]}${m[3] ?? ':00'}${millis(m[4])}` : text;
 }
 
 /**

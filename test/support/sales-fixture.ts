@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { MysqlDatabase } from './mysql-fixture';
 import type { PgDatabase } from './postgres-fixture';
 
 /**
@@ -76,4 +77,19 @@ export function loadSalesIntoSqlite(dataDir: string, fileName = 'sales.db'): str
   for (const r of ORDER_LINES) l.run(r.id, r.order_id, r.product, r.quantity, r.unit_price);
   db.close();
   return `sqlite:${fileName}`;
+}
+
+/** Creates and fills the three tables in a MariaDB/MySQL database (orders.placed_at is TIMESTAMP). */
+export async function loadSalesIntoMysql(db: MysqlDatabase): Promise<void> {
+  await db.exec(`
+    CREATE TABLE customers (id int AUTO_INCREMENT PRIMARY KEY, name varchar(100) NOT NULL, email varchar(200) NOT NULL UNIQUE,
+      city varchar(100), created_at datetime(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3));
+    CREATE TABLE orders (id int AUTO_INCREMENT PRIMARY KEY, customer_id int NOT NULL, status varchar(20) NOT NULL,
+      total decimal(10,2) NOT NULL, placed_at timestamp(3) NOT NULL, ship_date date, big bigint,
+      FOREIGN KEY (customer_id) REFERENCES customers(id));
+    CREATE TABLE order_lines (id int AUTO_INCREMENT PRIMARY KEY, order_id int NOT NULL, product text NOT NULL,
+      quantity int NOT NULL, unit_price decimal(10,2) NOT NULL, FOREIGN KEY (order_id) REFERENCES orders(id));`);
+  for (const c of CUSTOMERS) await db.exec('INSERT INTO customers VALUES (?,?,?,?,?)', [c.id, c.name, c.email, c.city, c.created_at]);
+  for (const o of ORDERS) await db.exec('INSERT INTO orders VALUES (?,?,?,?,?,?,?)', [o.id, o.customer_id, o.status, o.total, o.placed_at, o.ship_date, o.big]);
+  for (const l of ORDER_LINES) await db.exec('INSERT INTO order_lines VALUES (?,?,?,?,?)', [l.id, l.order_id, l.product, l.quantity, l.unit_price]);
 }
