@@ -1,6 +1,8 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { Capabilities, CompiledQuery, DatasourceType, Dialect, SqlPool, StatementResult } from './dialect';
 import { DatasourceErrors } from './datasources.errors';
+import { MssqlDialect } from './mssql.dialect';
+import { MysqlDialect } from './mysql.dialect';
 import { PostgresDialect } from './postgres.dialect';
 import { SqliteDialect } from './sqlite.dialect';
 
@@ -37,6 +39,8 @@ export class DatasourcePoolsService implements OnApplicationShutdown {
   private readonly logger = new Logger('DatasourcePools');
   private readonly dialects: Partial<Record<DatasourceType, Dialect>> = {
     postgres: new PostgresDialect(),
+    mysql: new MysqlDialect(),
+    mssql: new MssqlDialect(),
     sqlite: new SqliteDialect(),
   };
   private readonly pools = new Map<string, Promise<SqlPool>>();

@@ -6,5 +6,5 @@ export const DatasourceErrors = {
   unreachable: (reason: string) =>
     new DomainError(ErrorCode.DatasourceUnreachable, `Could not connect to the datasource: ${reason}`),
   unsupportedType: (type: string) =>
-    new DomainError(ErrorCode.InvalidInput, `Datasource type "${type}" is not supported yet; use postgres or sqlite`),
+    new DomainError(ErrorCode.InvalidInput, `Datasource type "${type}" is not supported; use postgres, mysql, mssql or sqlite`),
 };

@@ -2,12 +2,13 @@ import { DatasourcePoolsService } from '../../src/datasources/datasource-pools.s
 import { SchemaProviderService } from '../../src/graphql-gateway/schema-provider.service';
 import { RunningApp, startApp } from '../support/app-harness';
 import { createPgDatabase, PgDatabase } from '../support/postgres-fixture';
-import { CUSTOMERS, loadSalesIntoPostgres, loadSalesIntoSqlite, ORDER_LINES, ORDERS } from '../support/sales-fixture';
+import { createMysqlDatabase } from '../support/mysql-fixture';
+import { CUSTOMERS, loadSalesIntoMysql, loadSalesIntoPostgres, loadSalesIntoSqlite, ORDER_LINES, ORDERS } from '../support/sales-fixture';
 import { describeWith } from '../support/services';
 
 /** One database behind the suite: how to create it and what differs in its answers. */
 interface DialectCase {
-  type: 'postgres' | 'sqlite';
+  type: 'postgres' | 'sqlite' | 'mysql';
   describe: jest.Describe;
   /** Creates the sales database; returns the datasource URL, the import names and a cleanup. */
   setup(dataDir: string): Promise<{ url: string; tables: string[]; cleanup(): Promise<void> }>;
@@ -27,6 +28,17 @@ const CASES: DialectCase[] = [
       // Sessions in a zone far from UTC: output must not move.
       await db.exec(`ALTER DATABASE "${db.name}" SET timezone TO 'Asia/Kolkata'`);
       return { url: db.url, tables: ['public.customers', 'public.orders', 'public.order_lines'], cleanup: () => db.drop() };
+    },
+    placedAt: (s) => `${s.replace(' ', 'T')}.000Z`,
+    decimal: (s) => s,
+  },
+  {
+    type: 'mysql',
+    describe: describeWith('mysql'),
+    async setup() {
+      const db = await createMysqlDatabase();
+      await loadSalesIntoMysql(db);
+      return { url: db.url, tables: ['customers', 'orders', 'order_lines'], cleanup: () => db.drop() };
     },
     placedAt: (s) => `${s.replace(' ', 'T')}.000Z`,
     decimal: (s) => s,

@@ -1,11 +1,13 @@
 import { DatasourcePoolsService } from '../../src/datasources/datasource-pools.service';
 import { RunningApp, startApp } from '../support/app-harness';
-import { loadLibraryIntoPostgres, loadLibraryIntoSqlite } from '../support/library-fixture';
+import { DataSource } from 'typeorm';
+import { loadLibraryIntoMysql, loadLibraryIntoPostgres, loadLibraryIntoSqlite } from '../support/library-fixture';
+import { createMysqlDatabase } from '../support/mysql-fixture';
 import { createPgDatabase } from '../support/postgres-fixture';
 import { describeWith } from '../support/services';
 
 interface DialectCase {
-  type: 'postgres' | 'sqlite';
+  type: 'postgres' | 'sqlite' | 'mysql';
   describe: jest.Describe;
   setup(dataDir: string): Promise<{ url: string; tables: string[]; cleanup(): Promise<void> }>;
   /** `books.published_at` as written, and as read back: timestamptz (an instant) on PostgreSQL, DATETIME (local) on SQLite. */
@@ -22,6 +24,17 @@ const CASES: DialectCase[] = [
       const db = await createPgDatabase('tg_writes');
       await loadLibraryIntoPostgres(db);
       return { url: db.url, tables: ['public.countries', 'public.authors', 'public.books'], cleanup: () => db.drop() };
+    },
+    publishedAt: { write: '2024-05-06T07:08:09.120+02:00', read: '2024-05-06T05:08:09.120Z' },
+    price: '12.50',
+  },
+  {
+    type: 'mysql',
+    describe: describeWith('mysql'),
+    async setup() {
+      const db = await createMysqlDatabase('tg_writes');
+      await loadLibraryIntoMysql(db);
+      return { url: db.url, tables: ['countries', 'authors', 'books'], cleanup: () => db.drop() };
     },
     publishedAt: { write: '2024-05-06T07:08:09.120+02:00', read: '2024-05-06T05:08:09.120Z' },
     price: '12.50',
@@ -97,7 +110,7 @@ for (const dialect of CASES) {
           name: 'books',
           table: 'books',
           actions: ALL,
-          fields: { id: true, title: true, status: true, price: true, copies: true, pages: true, in_print: true, published_at: true, written_on: true, edited_at: true, author: { id: true, name: true } },
+          fields: { id: true, title: true, status: true, price: true, copies: true, pages: true, in_print: true, published_at: true, written_on: true, edited_at: true, shout: true, author: { id: true, name: true } },
         },
         { name: 'readOnlyAuthors', table: 'authors', actions: { select: true, insert: true, update: false, delete: false }, fields: { id: true, email: true } },
         { name: 'deep', table: 'books', actions: { select: true, insert: false, update: false, delete: false }, fields: chain(13) },
@@ -265,6 +278,44 @@ for (const dialect of CASES) {
       expect(pools.statementsExecuted).toBe(before);
       const atLimit = await ok(aliases(100));
       expect(Object.keys(atLimit)).toHaveLength(100);
+    });
+
+    if (dialect.type === 'mysql') {
+      it('answers add with true on MySQL, which has no INSERT … RETURNING (server version switch)', async () => {
+        // This machine runs MariaDB; the stored server version is what decides (Dialect.capabilities).
+        const metadata = run.app.get(DataSource);
+        const setVersion = async (version: string | null) => {
+          await metadata.query('UPDATE datasource SET server_version = ? WHERE app_id = ?', [version, appId]);
+          const api = (await run.http('GET', `/api/apps/${appId}/apis`, { token })).body.find((a: { name: string }) => a.name === 'countries');
+          expect((await run.http('PATCH', `/api/apps/${appId}/apis/${api.id}`, { token, body: { name: 'countries' } })).status).toBe(200);
+          await publish();
+        };
+        const [{ server_version: original }] = await metadata.query('SELECT server_version FROM datasource WHERE app_id = ?', [appId]);
+        expect(original).toMatch(/MariaDB/);
+        await setVersion('8.0.36');
+        try {
+          const type = await ok('{ __type(name: "Mutation") { fields { name type { kind ofType { name } } } } }');
+          expect(type.__type.fields.find((f: { name: string }) => f.name === 'addCountries').type).toEqual({ kind: 'NON_NULL', ofType: { name: 'Boolean' } });
+          expect((await ok('mutation { addCountries(code: "AR", name: "Argentina") }')).addCountries).toBe(true);
+          expect((await ok('{ getCountries(where: {code: {eq: "AR"}}) { name } }')).getCountries).toEqual([{ name: 'Argentina' }]);
+          expect((await ok('mutation { updateCountries(code: "AR", name: "Argentina!") { name } }')).updateCountries).toEqual({ name: 'Argentina!' });
+        } finally {
+          await setVersion(original);
+        }
+      });
+    }
+
+    it('reads a computed column and never takes it as an argument', async () => {
+      const { addBooks } = await ok('mutation { addBooks(author_id: 1, title: "Loud") { id shout } }');
+      expect(addBooks.shout).toBe('LOUD');
+      const mutation = await ok('{ __type(name: "Mutation") { fields { name args { name } } } }');
+      for (const name of ['addBooks', 'updateBooks']) {
+        const args = mutation.__type.fields.find((f: { name: string }) => f.name === name).args.map((a: { name: string }) => a.name);
+        expect(args).toContain('title');
+        expect(args).not.toContain('shout');
+      }
+      const refused = await gql(`mutation { updateBooks(id: ${addBooks.id}, shout: "x") { id } }`);
+      expect(refused.status).toBe(400);
     });
 
     it('introspects exactly what the caller can call', async () => {

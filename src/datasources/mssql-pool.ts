@@ -1,0 +1,234 @@
+import { invalidInput } from '../common/domain-error';
+import type { CompiledQuery, SqlPool, StatementResult } from './dialect';
+
+/**
+ * The part of the `mssql` package (v12, tedious driver) this adapter uses. `mssql` ships no type
+ * declarations and `@types/mssql` is not a dependency, so the shapes are declared here from the
+ * package's own source (`lib/base/connection-pool.js`, `lib/base/request.js`).
+ */
+interface MssqlResult {
+  /** Rows of the first result set; undefined when the statement returned none. */
+  recordset?: Record<string, unknown>[];
+  /** Rows affected, one entry per statement of the batch. */
+  rowsAffected: number[];
+}
+
+interface MssqlRequest {
+  input(name: string, value: unknown): MssqlRequest;
+  query(sql: string): Promise<MssqlResult>;
+}
+
+interface MssqlConnectionPool {
+  connect(): Promise<MssqlConnectionPool>;
+  request(): MssqlRequest;
+  close(): Promise<void>;
+  on(event: 'error', listener: (error: unknown) => void): unknown;
+}
+
+interface MssqlModule {
+  ConnectionPool: new (config: MssqlConfig) => MssqlConnectionPool;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- untyped CommonJS package, typed above
+const mssql = require('mssql') as MssqlModule;
+
+/**
+ * The `mssql` ConnectionPool configuration an URL becomes (node-mssql README, "Configuration";
+ * tedious `ConnectionOptions`). Date handling is pinned so no process or session setting changes
+ * a value:
+ * - `useUTC: true`: tedious reads `datetime`/`datetime2`/`date`/`time` into Dates whose UTC fields
+ *   are the stored value, and `datetimeoffset` as the UTC instant (tedious `value-parser.js`).
+ * - `language: 'us_english'` and `dateFormat: 'ymd'`: server messages in English (their text
+ *   names the column of a refusal) and date text read year-month-day whatever the login's default
+ *   language (SQL Server docs, "SET LANGUAGE", "SET DATEFORMAT").
+ * - `lowerCaseGuids: true`: uniqueidentifier values as lower-case text, as PostgreSQL prints uuid.
+ */
+export interface MssqlConfig {
+  server: string;
+  port: number;
+  user?: string;
+  password?: string;
+  database?: string;
+  connectionTimeout: number;
+  requestTimeout: number;
+  pool: { max: number; min: number; idleTimeoutMillis: number };
+  options: {
+    encrypt: boolean;
+    trustServerCertificate: boolean;
+    useUTC: true;
+    language: 'us_english';
+    dateFormat: 'ymd';
+    lowerCaseGuids: true;
+    appName: string;
+    instanceName?: string;
+  };
+}
+
+/** URL query parameters a datasource URL may carry, by lower-cased name. */
+const URL_PARAMETERS = new Set([
+  'encrypt',
+  'trustservercertificate',
+  'instancename',
+  'connecttimeout',
+  'requesttimeout',
+]);
+
+/**
+ * Parses a SQL Server datasource URL into the pool configuration.
+ *
+ * Shape: `mssql://user:password@host:port/database?encrypt=true&trustServerCertificate=true`
+ * (`sqlserver://` is the same). User, password and database are percent-decoded; port defaults to
+ * 1433 (SQL Server docs, "Configure a Server to Listen on a Specific TCP Port"); the database may be
+ * left out (the login's default database is used). Query parameters, case-insensitive:
+ * `encrypt` and `trustServerCertificate` (`true|false|1|0|yes|no`; driver defaults `true` and
+ * `false`), `instanceName` (a named instance, resolved through SQL Browser, which then decides the
+ * port), `connectTimeout` and `requestTimeout` (milliseconds; defaults 5000 and 15000).
+ *
+ * @param url the datasource URL; never echoed in an error, since it carries the password.
+ * @param poolSize the pool's maximum number of connections.
+ * @throws DomainError INVALID_INPUT when the URL is not an `mssql://`/`sqlserver://` URL, has no
+ *   host, an invalid port, an unknown parameter (named) or a parameter value of the wrong type.
+ */
+export function parseMssqlUrl(url: string, poolSize = 10): MssqlConfig {
+  if (!/^(mssql|sqlserver):\/\//i.test(url)) {
+    throw invalidInput('A mssql datasource URL starts with mssql:// or sqlserver://');
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw invalidInput(
+      'The mssql datasource URL is not a valid URL (mssql://user:password@host:port/database)',
+    );
+  }
+  const server = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (!server) throw invalidInput('The mssql datasource URL has no host');
+  const port = parsed.port ? Number(parsed.port) : 1433;
+  const decode = (part: string): string | undefined => {
+    if (!part) return undefined;
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      throw invalidInput('The mssql datasource URL has an invalid percent-encoding');
+    }
+  };
+  const database = decode(parsed.pathname.replace(/^\//, ''));
+  if (database?.includes('/'))
+    throw invalidInput('The mssql datasource URL path is the database name only');
+
+  const config: MssqlConfig = {
+    server,
+    port,
+    user: decode(parsed.username),
+    password: decode(parsed.password),
+    database,
+    connectionTimeout: 5000,
+    requestTimeout: 15000,
+    pool: { max: poolSize, min: 0, idleTimeoutMillis: 30000 },
+    options: {
+      encrypt: true,
+      trustServerCertificate: false,
+      useUTC: true,
+      language: 'us_english',
+      dateFormat: 'ymd',
+      lowerCaseGuids: true,
+      appName: 'tablegraph',
+    },
+  };
+  for (const [rawKey, value] of parsed.searchParams) {
+    const key = rawKey.toLowerCase();
+    if (!URL_PARAMETERS.has(key))
+      throw invalidInput(`Unknown mssql datasource URL parameter "${rawKey}"`);
+    switch (key) {
+      case 'encrypt':
+        config.options.encrypt = booleanParameter(rawKey, value);
+        break;
+      case 'trustservercertificate':
+        config.options.trustServerCertificate = booleanParameter(rawKey, value);
+        break;
+      case 'instancename':
+        if (!value)
+          throw invalidInput('The mssql datasource URL parameter "instanceName" is empty');
+        config.options.instanceName = value;
+        break;
+      case 'connecttimeout':
+        config.connectionTimeout = millisecondsParameter(rawKey, value);
+        break;
+      case 'requesttimeout':
+        config.requestTimeout = millisecondsParameter(rawKey, value);
+        break;
+    }
+  }
+  return config;
+}
+
+function booleanParameter(name: string, value: string): boolean {
+  const v = value.toLowerCase();
+  if (v === 'true' || v === '1' || v === 'yes') return true;
+  if (v === 'false' || v === '0' || v === 'no') return false;
+  throw invalidInput(`The mssql datasource URL parameter "${name}" takes true or false`);
+}
+
+function millisecondsParameter(name: string, value: string): number {
+  if (!/^\d+$/.test(value))
+    throw invalidInput(`The mssql datasource URL parameter "${name}" takes whole milliseconds`);
+  return Number(value);
+}
+
+/**
+ * A {@link SqlPool} over an `mssql` ConnectionPool (tedious driver).
+ *
+ * `run` binds the n-th parameter as `@p<n>` (1-based) with `request.input('p<n>', value)`, letting
+ * `mssql` pick the SQL type from the JS value (string → nvarchar, integer → int/bigint, other
+ * number → float, boolean → bit, bigint → bigint, Buffer → varbinary; node-mssql README, "Data
+ * Types"); rows are the first result set, `affected` the first statement's row count
+ * (`rowsAffected[0]`), undefined for a SELECT. Driver errors (`RequestError`, see
+ * `mssql-errors.ts`) propagate unchanged.
+ */
+export class MssqlPool implements SqlPool {
+  private constructor(private readonly pool: MssqlConnectionPool) {}
+
+  /**
+   * Connects a pool with the given configuration (see {@link parseMssqlUrl}).
+   * @throws the driver's `ConnectionError` when the server cannot be reached or the login fails.
+   */
+  static async open(config: MssqlConfig): Promise<MssqlPool> {
+    const pool = new mssql.ConnectionPool(config);
+    // A connection that fails after login is dropped by the pool (it fails validation) and the
+    // request on it rejects with its own error; without a listener the event would crash the process.
+    pool.on('error', () => undefined);
+    try {
+      await pool.connect();
+    } catch (error) {
+      await pool.close().catch(() => undefined);
+      throw error;
+    }
+    return new MssqlPool(pool);
+  }
+
+  async run(query: CompiledQuery): Promise<StatementResult> {
+    const request = this.pool.request();
+    query.params.forEach((value, index) =>
+      request.input(`p${index + 1}`, value === undefined ? null : value),
+    );
+    const result = await request.query(query.sql);
+    const isSelect = /^\s*SELECT\b/i.test(query.sql);
+    return {
+      rows: result.recordset ?? [],
+      affected: isSelect ? undefined : result.rowsAffected[0],
+    };
+  }
+
+  /** `SERVERPROPERTY('ProductVersion')`, e.g. `16.0.4135.4` (SQL Server docs, "SERVERPROPERTY"). */
+  async serverVersion(): Promise<string> {
+    const { rows } = await this.run({
+      sql: "SELECT CAST(SERVERPROPERTY('ProductVersion') AS NVARCHAR(128)) AS [version]",
+      params: [],
+    });
+    return String(rows[0]?.version ?? '');
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}

@@ -1,0 +1,511 @@
+import { randomBytes } from 'crypto';
+import { describeWith, SERVICE_URLS } from '../../test/support/services';
+import type {
+  ColumnKind,
+  CompiledQuery,
+  IntrospectedTable,
+  ModelColumn,
+  SqlPool,
+  TableRef,
+  WriteContext,
+} from './dialect';
+import { MssqlPool, parseMssqlUrl } from './mssql-pool';
+import { MssqlDialect } from './mssql.dialect';
+
+/**
+ * The SQL Server adapter against a real server (CONTRACT.md §6: filters, order, pages, writes,
+ * Values, Database refusals). Runs only where TEST_MSSQL_URL is set (a login that may create
+ * databases, e.g. `mssql://sa:…@127.0.0.1:1433/master?encrypt=true&trustServerCertificate=true`);
+ * it creates a throwaway database, and drops it at the end.
+ */
+
+const dialect = new MssqlDialect();
+
+describeWith('mssql')('MssqlDialect against a real SQL Server', () => {
+  const dbName = `tg_live_${randomBytes(4).toString('hex')}`;
+  let admin: SqlPool;
+  let pool: SqlPool;
+  let tables: Record<string, IntrospectedTable>;
+  let major: number;
+
+  const exec = (sql: string, params: unknown[] = []) => pool.run({ sql, params });
+
+  beforeAll(async () => {
+    admin = await MssqlPool.open(parseMssqlUrl(SERVICE_URLS.mssql, 2));
+    await admin.run({ sql: `CREATE DATABASE ${dialect.quote(dbName)}`, params: [] });
+    const url = new URL(SERVICE_URLS.mssql);
+    url.pathname = `/${dbName}`;
+    pool = await dialect.open(url.toString(), { poolSize: 4 });
+    major = Number((await pool.serverVersion()).split('.')[0]);
+
+    await exec(`CREATE TABLE dbo.customers (
+      id int IDENTITY(1,1) CONSTRAINT PK_customers PRIMARY KEY,
+      email nvarchar(100) NOT NULL CONSTRAINT UQ_customers_email UNIQUE,
+      name nvarchar(200) NOT NULL,
+      code varchar(10) NULL,
+      nick nvarchar(50) COLLATE Latin1_General_CS_AS NULL)`);
+    await exec(`CREATE TABLE dbo.orders (
+      id int IDENTITY(1,1) CONSTRAINT PK_orders PRIMARY KEY,
+      customer_id int NOT NULL CONSTRAINT FK_orders_customer_id REFERENCES dbo.customers (id),
+      total decimal(38, 10) NULL)`);
+    await exec(`CREATE TABLE dbo.kinds (
+      id bigint IDENTITY(1,1) PRIMARY KEY,
+      i int, ti tinyint, si smallint, bi bigint,
+      de decimal(38, 18), nu numeric(10, 2), mo money, sm smallmoney,
+      re real, fl float, bt bit,
+      d date, dt datetime, dt2 datetime2(7), sdt smalldatetime, dto datetimeoffset(7), t time(7),
+      u uniqueidentifier, nv nvarchar(max), vc varchar(50), x xml, vb varbinary(16),
+      rv rowversion,
+      comp AS (ti * 2))`);
+    await exec('CREATE SCHEMA sales');
+    await exec('CREATE TABLE sales.[odd]]name] ([we]]ird] int NOT NULL PRIMARY KEY)');
+
+    const listed = await dialect.listTables(pool);
+    const found = await dialect.introspect(pool, listed);
+    tables = Object.fromEntries(found.map((t) => [t.dbName, t]));
+  });
+
+  afterAll(async () => {
+    await pool?.close();
+    if (admin) {
+      await admin
+        .run({
+          sql: `ALTER DATABASE ${dialect.quote(dbName)} SET SINGLE_USER WITH ROLLBACK IMMEDIATE`,
+          params: [],
+        })
+        .catch(() => undefined);
+      await admin.run({ sql: `DROP DATABASE ${dialect.quote(dbName)}`, params: [] });
+      await admin.close();
+    }
+  });
+
+  const ref = (name: string, schema = 'dbo'): TableRef => ({ schema, name });
+  const columnsOf = (table: string): ModelColumn[] => tables[table].columns;
+  const kindsOf = (table: string, names: string[]): Record<string, ColumnKind> =>
+    Object.fromEntries(names.map((n) => [n, columnsOf(table).find((c) => c.name === n)!.kind]));
+  const shape = (table: string, rows: Record<string, unknown>[]) =>
+    rows.map((row) =>
+      Object.fromEntries(
+        columnsOf(table)
+          .filter((c) => c.name in row)
+          .map((c) => [c.name, dialect.formatValue(c, row[c.name])]),
+      ),
+    );
+
+  async function refusal(query: CompiledQuery, ctx: WriteContext) {
+    let caught: unknown;
+    try {
+      await pool.run(query);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeDefined();
+    return dialect.translateError(caught, ctx);
+  }
+
+  it('lists and introspects tables of every schema: lengths in characters, identity, computed, rowversion, keys', () => {
+    expect(Object.keys(tables).sort()).toEqual(['customers', 'kinds', 'odd]name', 'orders']);
+    expect(tables['odd]name']).toMatchObject({ schema: 'sales', primaryKey: ['we]ird'] });
+    const customers = tables.customers;
+    expect(customers.primaryKey).toEqual(['id']);
+    expect(
+      customers.columns.map((c) => [c.name, c.dbType, c.maxLength, c.nullable, c.generated]),
+    ).toEqual([
+      ['id', 'int', null, false, true],
+      ['email', 'nvarchar', 100, false, false],
+      ['name', 'nvarchar', 200, false, false],
+      ['code', 'varchar', 10, true, false],
+      ['nick', 'nvarchar', 50, true, false],
+    ]);
+    expect(tables.orders.foreignKeys).toEqual([
+      {
+        columns: ['customer_id'],
+        referencedSchema: 'dbo',
+        referencedTable: 'customers',
+        referencedColumns: ['id'],
+      },
+    ]);
+    const kinds = Object.fromEntries(tables.kinds.columns.map((c) => [c.name, c.kind]));
+    expect(kinds).toMatchObject({
+      bi: 'bigint',
+      de: 'decimal',
+      mo: 'decimal',
+      bt: 'boolean',
+      dt: 'timestamp',
+      dto: 'timestamptz',
+      t: 'time',
+      u: 'uuid',
+      rv: 'text',
+    });
+    expect(tables.kinds.columns.find((c) => c.name === 'nv')?.maxLength).toBeNull();
+    expect(tables.kinds.columns.find((c) => c.name === 'rv')).toMatchObject({
+      generated: true,
+      computed: true,
+    });
+    expect(tables.kinds.columns.find((c) => c.name === 'comp')).toMatchObject({
+      generated: true,
+      computed: true,
+    });
+  });
+
+  it('round-trips every kind through INSERT … OUTPUT and SELECT, exact and zone-free', async () => {
+    const input: Record<string, unknown> = {
+      i: 2147483647,
+      ti: 255,
+      si: -32768,
+      bi: '9223372036854775807',
+      de: '12345678901234567890.123456789012345678',
+      nu: '12345678.90',
+      mo: '922337203685477.5807',
+      sm: '-214748.3648',
+      re: 1.5,
+      fl: 0.1,
+      bt: true,
+      d: '2024-02-29',
+      dt: '2024-02-29T23:59:59.997',
+      dt2: '0001-01-01T00:00:00.1234567',
+      sdt: '2024-02-29T12:34:00',
+      dto: '2024-03-10T23:30:00.005-03:00',
+      t: '13:45:30.1234567',
+      u: '6F9619FF-8B86-D011-B42D-00C04FC964FF',
+      nv: 'Zoë 😀 [x] 100%',
+      vc: 'plain',
+      x: '<a>1</a>',
+      vb: Buffer.from([0xde, 0xad, 0xbe, 0xef]),
+    };
+    const expected: Record<string, unknown> = {
+      ...input,
+      bi: '9223372036854775807',
+      dt2: '0001-01-01T00:00:00.123',
+      dto: '2024-03-11T02:30:00.005Z',
+      t: '13:45:30.123',
+      u: '6f9619ff-8b86-d011-b42d-00c04fc964ff',
+      vb: '3q2+7w==',
+      comp: 510,
+    };
+    const columns = columnsOf('kinds');
+    const values = Object.entries(input).map(([column, value]) => ({
+      column,
+      value: dialect.bindValue(
+        columns.find((c) => c.name === column)!,
+        value,
+      ),
+    }));
+    const returning = [...Object.keys(input), 'comp', 'rv', 'id'];
+    const inserted = await pool.run(
+      dialect.compileInsert({
+        table: ref('kinds'),
+        values,
+        returning,
+        kinds: kindsOf('kinds', returning),
+      }),
+    );
+    const [row] = shape('kinds', inserted.rows);
+    expect(row).toMatchObject(expected);
+    expect(row.rv).toMatch(/^[A-Za-z0-9+/]{11}=$/);
+
+    const read = await pool.run(
+      dialect.compileSelect({
+        table: ref('kinds'),
+        columns: returning,
+        kinds: kindsOf('kinds', returning),
+        where: {
+          kind: 'compare',
+          column: 'id',
+          op: 'eq',
+          value: dialect.bindValue(columns[0], row.id),
+        },
+        order: [{ column: 'id', direction: 'ASC' }],
+        take: 1,
+        skip: 0,
+      }),
+    );
+    expect(shape('kinds', read.rows)).toEqual([row]);
+
+    // Filters on exact and temporal values match what was written.
+    const filtered = await pool.run(
+      dialect.compileCount({
+        table: ref('kinds'),
+        where: {
+          kind: 'and',
+          items: [
+            {
+              kind: 'compare',
+              column: 'bi',
+              op: 'eq',
+              value: dialect.bindValue(
+                columns.find((c) => c.name === 'bi')!,
+                '9223372036854775807',
+              ),
+            },
+            {
+              kind: 'compare',
+              column: 'dt2',
+              op: 'lt',
+              value: dialect.bindValue(
+                columns.find((c) => c.name === 'dt2')!,
+                '0001-01-01 00:00:01',
+              ),
+            },
+            { kind: 'compare', column: 'dto', op: 'eq', value: '2024-03-11T02:30:00.005Z' },
+            { kind: 'compare', column: 'bt', op: 'eq', value: true },
+          ],
+        },
+      }),
+    );
+    expect(Number(filtered.rows[0].count)).toBe(1);
+
+    // An empty insert reads back its defaults.
+    const empty = await pool.run(
+      dialect.compileInsert({
+        table: ref('kinds'),
+        values: [],
+        returning: ['id', 'de'],
+        kinds: kindsOf('kinds', ['id', 'de']),
+      }),
+    );
+    expect(shape('kinds', empty.rows)).toEqual([{ id: expect.stringMatching(/^\d+$/), de: null }]);
+  });
+
+  it('filters case-insensitively and literally whatever the collation; decimals sort as numbers; pages are stable', async () => {
+    const add = (email: string, name: string, nick: string | null) =>
+      pool.run(
+        dialect.compileInsert({
+          table: ref('customers'),
+          values: [
+            { column: 'email', value: email },
+            { column: 'name', value: name },
+            { column: 'nick', value: nick },
+          ],
+          returning: ['id'],
+        }),
+      );
+    const ann = (await add('ann@example.com', 'Ann', 'AnnIE[1]%_x')).rows[0].id;
+    const bob = (await add('bob@example.com', 'Zoë', null)).rows[0].id;
+    const like = async (
+      column: string,
+      mode: 'contains' | 'startsWith' | 'endsWith',
+      value: string,
+    ) =>
+      Number(
+        (
+          await pool.run(
+            dialect.compileCount({
+              table: ref('customers'),
+              where: { kind: 'like', column, mode, value },
+            }),
+          )
+        ).rows[0].count,
+      );
+    expect(await like('nick', 'contains', 'annie[1]%')).toBe(1);
+    expect(await like('nick', 'startsWith', 'ANNIE[')).toBe(1);
+    expect(await like('nick', 'endsWith', '%_X')).toBe(1);
+    expect(await like('nick', 'contains', 'e[1]_')).toBe(0);
+    expect(await like('nick', 'contains', '[a-z]')).toBe(0);
+    expect(await like('name', 'contains', 'zoe')).toBe(0);
+    expect(await like('name', 'contains', 'ZOË')).toBe(1);
+
+    for (const total of ['9.5', '100', '10.25', null]) {
+      await pool.run(
+        dialect.compileInsert({
+          table: ref('orders'),
+          values: [
+            { column: 'customer_id', value: ann },
+            { column: 'total', value: total },
+          ],
+          returning: [],
+        }),
+      );
+    }
+    await pool.run(
+      dialect.compileInsert({
+        table: ref('orders'),
+        values: [
+          { column: 'customer_id', value: bob },
+          { column: 'total', value: '1' },
+        ],
+        returning: [],
+      }),
+    );
+    const page = (take: number | null, skip: number, direction: 'ASC' | 'DESC') =>
+      pool
+        .run(
+          dialect.compileSelect({
+            table: ref('orders'),
+            columns: ['id', 'total'],
+            kinds: kindsOf('orders', ['id', 'total']),
+            where: { kind: 'compare', column: 'customer_id', op: 'eq', value: ann },
+            order: [
+              { column: 'total', direction },
+              { column: 'id', direction: 'ASC' },
+            ],
+            take,
+            skip,
+          }),
+        )
+        .then((r) => shape('orders', r.rows).map((o) => o.total));
+    expect(await page(null, 0, 'DESC')).toEqual([
+      '100.0000000000',
+      '10.2500000000',
+      '9.5000000000',
+      null,
+    ]);
+    expect(await page(null, 0, 'ASC')).toEqual([
+      null,
+      '9.5000000000',
+      '10.2500000000',
+      '100.0000000000',
+    ]);
+    expect(await page(2, 1, 'ASC')).toEqual(['9.5000000000', '10.2500000000']);
+    expect(await page(null, 3, 'ASC')).toEqual(['100.0000000000']);
+    expect(await page(0, 0, 'ASC')).toEqual([]);
+
+    const batched = await pool.run(
+      dialect.compileSelect({
+        table: ref('orders'),
+        columns: ['customer_id', 'total'],
+        kinds: kindsOf('orders', ['customer_id', 'total']),
+        where: { kind: 'in', column: 'customer_id', values: [ann, bob], negated: false },
+        order: [
+          { column: 'total', direction: 'DESC' },
+          { column: 'id', direction: 'ASC' },
+        ],
+        take: 1,
+        skip: 0,
+        partition: { column: 'customer_id' },
+      }),
+    );
+    expect(
+      shape('orders', batched.rows).sort((a, b) => Number(a.customer_id) - Number(b.customer_id)),
+    ).toEqual([
+      { customer_id: ann, total: '100.0000000000' },
+      { customer_id: bob, total: '1.0000000000' },
+    ]);
+  });
+
+  it('updates with OUTPUT, deletes with a row count', async () => {
+    const { rows } = await pool.run(
+      dialect.compileInsert({
+        table: ref('customers'),
+        values: [
+          { column: 'email', value: 'cy@example.com' },
+          { column: 'name', value: 'Cy' },
+        ],
+        returning: ['id'],
+      }),
+    );
+    const id = rows[0].id;
+    const byId = { kind: 'compare' as const, column: 'id', op: 'eq' as const, value: id };
+    const updated = await pool.run(
+      dialect.compileUpdate({
+        table: ref('customers'),
+        set: [{ column: 'name', value: 'Cyrus' }],
+        where: byId,
+        returning: ['id', 'name'],
+      }),
+    );
+    expect(updated.rows).toEqual([{ id, name: 'Cyrus' }]);
+    expect(updated.affected).toBe(1);
+    const missing = await pool.run(
+      dialect.compileUpdate({
+        table: ref('customers'),
+        set: [{ column: 'name', value: 'x' }],
+        where: { ...byId, value: -1 },
+        returning: ['id'],
+      }),
+    );
+    expect(missing.rows).toEqual([]);
+    expect(
+      (await pool.run(dialect.compileDelete({ table: ref('customers'), where: byId }))).affected,
+    ).toBe(1);
+    expect(
+      (await pool.run(dialect.compileDelete({ table: ref('customers'), where: byId }))).affected,
+    ).toBe(0);
+  });
+
+  it('translates the four refusals with fields, in plain words', async () => {
+    const ctx = (table: string, operation: WriteContext['operation']): WriteContext => ({
+      table: ref(table),
+      columns: columnsOf(table),
+      operation,
+    });
+    const insertCustomer = (
+      email: string | null,
+      name: string | null,
+      code: string | null = null,
+    ) =>
+      dialect.compileInsert({
+        table: ref('customers'),
+        values: [
+          { column: 'email', value: email },
+          { column: 'name', value: name },
+          { column: 'code', value: code },
+        ],
+        returning: ['id'],
+      });
+    const { rows } = await pool.run(insertCustomer('dup@example.com', 'Dup'));
+    await pool.run(
+      dialect.compileInsert({
+        table: ref('orders'),
+        values: [{ column: 'customer_id', value: rows[0].id }],
+        returning: [],
+      }),
+    );
+
+    expect(
+      await refusal(insertCustomer('dup@example.com', 'Again'), ctx('customers', 'insert')),
+    ).toEqual({
+      code: 'UNIQUE_VIOLATION',
+      field: 'email',
+      message: 'A row with this email already exists',
+    });
+    expect(
+      await refusal(
+        dialect.compileInsert({
+          table: ref('orders'),
+          values: [{ column: 'customer_id', value: 999999 }],
+          returning: ['id'],
+        }),
+        ctx('orders', 'insert'),
+      ),
+    ).toEqual({
+      code: 'FOREIGN_KEY_VIOLATION',
+      field: 'customer_id',
+      message: 'customer_id refers to a row that does not exist',
+    });
+    expect(
+      await refusal(
+        dialect.compileDelete({
+          table: ref('customers'),
+          where: { kind: 'compare', column: 'id', op: 'eq', value: rows[0].id },
+        }),
+        ctx('customers', 'delete'),
+      ),
+    ).toEqual({
+      code: 'FOREIGN_KEY_VIOLATION',
+      field: null,
+      message: 'This row cannot be deleted: rows in orders refer to it',
+    });
+    expect(
+      await refusal(insertCustomer('nn@example.com', null), ctx('customers', 'insert')),
+    ).toEqual({
+      code: 'NOT_NULL_VIOLATION',
+      field: 'name',
+      message: 'name cannot be empty',
+    });
+    const tooLong = await refusal(
+      insertCustomer('tl@example.com', 'Tl', 'ABCDEFGHIJK'),
+      ctx('customers', 'insert'),
+    );
+    // 2628 names the column from SQL Server 2019 (compatibility level 150, a new database's default); 8152 before.
+    expect(tooLong).toEqual(
+      major >= 15
+        ? {
+            code: 'VALUE_TOO_LONG',
+            field: 'code',
+            message: 'code is too long: at most 10 characters',
+          }
+        : { code: 'VALUE_TOO_LONG', field: null, message: 'A value is too long' },
+    );
+  });
+});

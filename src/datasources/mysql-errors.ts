@@ -1,0 +1,238 @@
+import type { DatabaseRefusal, WriteContext } from './dialect';
+
+/**
+ * Server error numbers of the four refusals (MySQL "Server Error Message Reference"; MariaDB
+ * "MariaDB Error Codes" uses the same numbers and names).
+ */
+const ER_DUP_ENTRY = 1062; // Duplicate entry '%s' for key '%s'
+const ER_DUP_ENTRY_WITH_KEY_NAME = 1586; // Duplicate entry '%s' for key '%s'
+const ER_NO_REFERENCED_ROW = 1216; // Cannot add or update a child row: a foreign key constraint fails
+const ER_ROW_IS_REFERENCED = 1217; // Cannot delete or update a parent row: a foreign key constraint fails
+const ER_ROW_IS_REFERENCED_2 = 1451; // … fails (%s): the referencing table and key
+const ER_NO_REFERENCED_ROW_2 = 1452; // … fails (%s): the referencing table and key
+const ER_BAD_NULL_ERROR = 1048; // Column '%s' cannot be null
+const ER_WARN_NULL_TO_NOTNULL = 1263; // Column set to default value; NULL supplied to NOT NULL column '%s' at row %ld
+const ER_NO_DEFAULT_FOR_FIELD = 1364; // Field '%s' doesn't have a default value
+const ER_DATA_TOO_LONG = 1406; // Data too long for column '%s' at row %ld
+
+/** mysql2's `code` names of the same errors, for an error that carries no `errno`. */
+const BY_NAME: Record<string, number> = {
+  ER_DUP_ENTRY,
+  ER_DUP_ENTRY_WITH_KEY_NAME,
+  ER_NO_REFERENCED_ROW,
+  ER_ROW_IS_REFERENCED,
+  ER_ROW_IS_REFERENCED_2,
+  ER_NO_REFERENCED_ROW_2,
+  ER_BAD_NULL_ERROR,
+  ER_WARN_NULL_TO_NOTNULL,
+  ER_NO_DEFAULT_FOR_FIELD,
+  ER_DATA_TOO_LONG,
+};
+const BY_NAME_VALUES = new Set(Object.values(BY_NAME));
+
+/**
+ * Translates a MySQL/MariaDB error into the contract's refusal (CONTRACT.md §6 "Database
+ * refusals"), or returns null when it is not one of them (the caller then reports an internal
+ * error).
+ *
+ * Accepts mysql2's error (`errno`, `code` such as `ER_DUP_ENTRY`, `sqlMessage`) or a wrapper
+ * holding it in `.driverError`. Reads the server error number (MySQL "Server Error Message
+ * Reference") and, for the field, the English message's quoted names:
+ * - `1062`/`1586` ER_DUP_ENTRY (`Duplicate entry '…' for key 'email'`; MySQL 8 writes
+ *   `'customers.email'`) → `UNIQUE_VIOLATION`. The server names the index, not its columns: the
+ *   field is named when the index is named as a column of the table (MySQL's default name for a
+ *   one-column unique key); `PRIMARY` or any other index gives field null.
+ * - `1452` ER_NO_REFERENCED_ROW_2 (`Cannot add or update a child row: … (`db`.`orders`,
+ *   CONSTRAINT `…` FOREIGN KEY (`customer_id`) REFERENCES `customers` (`id`))`) →
+ *   `FOREIGN_KEY_VIOLATION`, field: the first FOREIGN KEY column.
+ * - `1451` ER_ROW_IS_REFERENCED_2 (`Cannot delete or update a parent row: …`, same detail, the
+ *   table being the referencing one) → `FOREIGN_KEY_VIOLATION`, field: the first REFERENCES
+ *   column; the message names the referencing table. On update it says the key cannot change.
+ * - `1216`/`1217` (the same without detail) → `FOREIGN_KEY_VIOLATION`, field null.
+ * - `1048` ER_BAD_NULL_ERROR (`Column 'name' cannot be null`), `1364` ER_NO_DEFAULT_FOR_FIELD
+ *   (`Field 'name' doesn't have a default value`: a required column left out, strict mode) and
+ *   `1263` ER_WARN_NULL_TO_NOTNULL → `NOT_NULL_VIOLATION`, field: the column.
+ * - `1406` ER_DATA_TOO_LONG (`Data too long for column 'code' at row 1`, strict mode) →
+ *   `VALUE_TOO_LONG`, field: the column; the limit comes from the column's `maxLength`.
+ *
+ * A field is named only when it is a column `context.columns` holds (any column the message
+ * names when `context.columns` is empty, but never an index name). Messages are plain words; they never carry SQL text, index or
+ * constraint names, row values or the driver's message. A server answering in another language
+ * (`lc_messages`) still gets the right code (it comes from the number); the field is then the
+ * first single-quoted name in the message that is a column of the table, else null.
+ *
+ * @param error whatever a query threw; never thrown again, never modified.
+ * @param context the write that failed: its table, the table's columns and the operation.
+ * @returns the refusal, or null for any other error (including non-objects).
+ */
+export function translateMysqlError(error: unknown, context: WriteContext): DatabaseRefusal | null {
+  if (!isObject(error)) return null;
+  const driver = isObject(error.driverError) ? error.driverError : error;
+  const errno = errorNumber(driver) ?? errorNumber(error);
+  if (errno === undefined) return null;
+  const message = text(driver.sqlMessage) ?? text(driver.message) ?? '';
+  switch (errno) {
+    case ER_DUP_ENTRY:
+    case ER_DUP_ENTRY_WITH_KEY_NAME:
+      return uniqueViolation(message, context);
+    case ER_NO_REFERENCED_ROW:
+    case ER_NO_REFERENCED_ROW_2:
+      return missingReference(message, context);
+    case ER_ROW_IS_REFERENCED:
+    case ER_ROW_IS_REFERENCED_2:
+      return hasDependents(message, context);
+    case ER_BAD_NULL_ERROR:
+    case ER_WARN_NULL_TO_NOTNULL:
+    case ER_NO_DEFAULT_FOR_FIELD: {
+      const named = NOT_NULL_MESSAGES.map((re) => re.exec(message)?.[1]).find((n) => n !== undefined);
+      const field = knownColumn(named ?? fallbackName(message, context), context);
+      return { code: 'NOT_NULL_VIOLATION', field, message: field ? `${field} cannot be empty` : 'A required field cannot be empty' };
+    }
+    case ER_DATA_TOO_LONG:
+      return valueTooLong(message, context);
+    default:
+      return null;
+  }
+}
+
+/** The server error number: `errno`, else mysql2's `code` name. */
+function errorNumber(error: Record<string, unknown>): number | undefined {
+  if (typeof error.errno === 'number' && BY_NAME_VALUES.has(error.errno)) return error.errno;
+  if (typeof error.code === 'string' && error.code in BY_NAME) return BY_NAME[error.code];
+  return undefined;
+}
+
+
+function uniqueViolation(message: string, context: WriteContext): DatabaseRefusal {
+  // The key name is the last quoted text: the duplicate value before it may hold anything.
+  const at = message.lastIndexOf(" for key '");
+  let key = at >= 0 && message.endsWith("'") ? message.slice(at + " for key '".length, -1) : '';
+  // MySQL 8.0.19+ qualifies the index with its table (`customers.email`).
+  if (key.startsWith(`${context.table.name}.`)) key = key.slice(context.table.name.length + 1);
+  const field = key && key !== 'PRIMARY' && context.columns.length > 0 ? knownColumn(key, context) : null;
+  if (!field) return { code: 'UNIQUE_VIOLATION', field: null, message: 'A row with these values already exists' };
+  return { code: 'UNIQUE_VIOLATION', field, message: `A row with this ${field} already exists` };
+}
+
+/** The parts of a foreign-key error's detail `(`db`.`t`, CONSTRAINT `c` FOREIGN KEY (…) REFERENCES `p` (…))`. */
+interface ForeignKeyDetail {
+  table: string | null;
+  columns: string[];
+  referencedColumns: string[];
+}
+
+function foreignKeyDetail(message: string): ForeignKeyDetail | null {
+  const open = message.indexOf('(`');
+  if (open < 0) return null;
+  // Read in order, so a name that happens to contain ` FOREIGN KEY (` cannot mislead.
+  const path = identifiers(message, open + 1, '.');
+  if (!path) return null;
+  const table = path.names[path.names.length - 1];
+  let position = path.end;
+  if (!message.startsWith(', CONSTRAINT ', position)) return { table, columns: [], referencedColumns: [] };
+  const constraint = identifiers(message, position + ', CONSTRAINT '.length, '\u0000');
+  if (!constraint || !message.startsWith(' FOREIGN KEY (', constraint.end)) return { table, columns: [], referencedColumns: [] };
+  const columns = identifiers(message, constraint.end + ' FOREIGN KEY ('.length, ', ');
+  if (!columns || !message.startsWith(') REFERENCES ', columns.end)) return { table, columns: columns?.names ?? [], referencedColumns: [] };
+  position = columns.end + ') REFERENCES '.length;
+  const target = identifiers(message, position, '.');
+  const referenced = target && message.startsWith(' (', target.end) ? identifiers(message, target.end + 2, ', ') : null;
+  return { table, columns: columns.names, referencedColumns: referenced?.names ?? [] };
+}
+
+/** Backtick-quoted names from `start`, separated by `separator` (`` `a`, `b` `` or `` `db`.`t` ``). */
+function identifiers(textValue: string, start: number, separator: string): { names: string[]; end: number } | null {
+  const names: string[] = [];
+  let position = start;
+  for (;;) {
+    if (textValue[position] !== '`') return names.length ? { names, end: position } : null;
+    let name = '';
+    let i = position + 1;
+    for (; i < textValue.length; i++) {
+      if (textValue[i] === '`') {
+        if (textValue[i + 1] === '`') {
+          name += '`';
+          i++;
+        } else break;
+      } else name += textValue[i];
+    }
+    if (i >= textValue.length) return null;
+    names.push(name);
+    position = i + 1;
+    if (!textValue.startsWith(separator, position)) return { names, end: position };
+    position += separator.length;
+  }
+}
+
+function missingReference(message: string, context: WriteContext): DatabaseRefusal {
+  const detail = foreignKeyDetail(message);
+  const columns = detail?.columns.map((c) => knownColumn(c, context)) ?? [];
+  if (columns.length === 0 || columns.some((c) => c === null)) {
+    return { code: 'FOREIGN_KEY_VIOLATION', field: null, message: 'A value refers to a row that does not exist' };
+  }
+  const names = columns as string[];
+  const verb = names.length === 1 ? 'refers' : 'refer';
+  return { code: 'FOREIGN_KEY_VIOLATION', field: names[0], message: `${wordList(names)} ${verb} to a row that does not exist` };
+}
+
+function hasDependents(message: string, context: WriteContext): DatabaseRefusal {
+  const detail = foreignKeyDetail(message);
+  const referenced = detail?.referencedColumns.map((c) => knownColumn(c, context)) ?? [];
+  const field = referenced.length > 0 && referenced.every((c) => c !== null) ? referenced[0] : null;
+  const others = detail?.table ? `rows in ${detail.table}` : 'other rows';
+  if (context.operation === 'delete') {
+    return { code: 'FOREIGN_KEY_VIOLATION', field, message: `This row cannot be deleted: ${others} refer to it` };
+  }
+  return {
+    code: 'FOREIGN_KEY_VIOLATION',
+    field,
+    message: field ? `${field} cannot be changed: ${others} refer to this row` : `This row cannot be changed: ${others} refer to it`,
+  };
+}
+
+function valueTooLong(message: string, context: WriteContext): DatabaseRefusal {
+  const field = knownColumn(/^Data too long for column '(.*)' at row \d+$/.exec(message)?.[1] ?? fallbackName(message, context), context);
+  const max = field ? context.columns.find((c) => c.name === field)?.maxLength ?? null : null;
+  const unit = max === 1 ? 'character' : 'characters';
+  if (!field) return { code: 'VALUE_TOO_LONG', field: null, message: 'A value is too long' };
+  return { code: 'VALUE_TOO_LONG', field, message: max !== null ? `${field} is too long: at most ${max} ${unit}` : `${field} is too long` };
+}
+
+/** The English messages of the not-null errors; the column name may itself hold quotes. */
+const NOT_NULL_MESSAGES = [
+  /^Column '(.*)' cannot be null$/,
+  /^Field '(.*)' doesn't have a default value$/,
+  /NULL supplied to NOT NULL column '(.*)' at row \d+$/,
+];
+
+/**
+ * For a message in another language (`lc_messages`): the first single-quoted text that is a column
+ * of the table. Only when the table's columns are known, so no other text can pass for a name.
+ */
+function fallbackName(message: string, context: WriteContext): string | undefined {
+  if (context.columns.length === 0) return undefined;
+  for (const m of message.matchAll(/'([^']*)'/g)) {
+    if (context.columns.some((c) => c.name === m[1])) return m[1];
+  }
+  return undefined;
+}
+
+/** `name` when it is a column of the written table (or when the context lists no columns). */
+function knownColumn(name: string | undefined, context: WriteContext): string | null {
+  if (!name) return null;
+  if (context.columns.length === 0) return name;
+  return context.columns.some((c) => c.name === name) ? name : null;
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function wordList(words: string[]): string {
+  return words.length === 1 ? words[0] : `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}

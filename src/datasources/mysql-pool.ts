@@ -1,0 +1,226 @@
+import mysql from 'mysql2/promise';
+import type { Pool, PoolOptions, ResultSetHeader } from 'mysql2/promise';
+import { invalidInput } from '../common/domain-error';
+import type { CompiledQuery, SqlPool, StatementResult } from './dialect';
+
+/**
+ * What every pooled connection runs before its first statement:
+ * - `time_zone = '+00:00'`: TIMESTAMP values are converted between the session zone and UTC on
+ *   the way in and out (MySQL "MySQL Server Time Zone Support"; MariaDB "Time Zones"), so pinning
+ *   the session to UTC makes them read and write as UTC instants whatever the server's or the
+ *   process's zone. DATETIME and DATE are never converted.
+ * - an explicit `sql_mode` with `STRICT_ALL_TABLES` (MySQL "Server SQL Modes", "Strict SQL
+ *   Mode"): a value too long for its column, a missing required value or an invalid date is
+ *   refused with an error instead of being truncated or replaced by a warning. The mode is set in
+ *   full, not appended to the server's, so server settings such as `ANSI_QUOTES`,
+ *   `PIPES_AS_CONCAT` or `NO_BACKSLASH_ESCAPES` never change what the compiled SQL means. Every
+ *   mode named exists in MySQL 5.7, 8.x and MariaDB 10.x/11.x.
+ */
+export const MYSQL_SESSION_SQL =
+  "SET SESSION time_zone = '+00:00', " +
+  "SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'";
+
+/** Prepared statements each connection keeps (the server caps them all together: `max_prepared_stmt_count`, 16382 by default). */
+const PREPARED_STATEMENTS_PER_CONNECTION = 256;
+
+/** The connection settings a `mysql://` URL gives. */
+export interface MysqlUrlParts {
+  host: string;
+  port: number;
+  user: string | undefined;
+  password: string | undefined;
+  database: string;
+  /** TLS requested (`?ssl=true`): mysql2 verifies the server certificate. */
+  ssl: boolean;
+}
+
+/**
+ * Reads a `mysql://user:password@host:port/database` (or `mariadb://`) URL. The database is
+ * required: it is the one schema the datasource lists and qualifies tables with. The only query
+ * parameter is `ssl=true|false`; any other is refused, because mysql2 would otherwise apply URL
+ * parameters as driver options over the adapter's own (date strings, exact numbers, time zone).
+ * @throws DomainError INVALID_INPUT saying what a URL looks like.
+ */
+export function parseMysqlUrl(url: string): MysqlUrlParts {
+  const shape = 'A mysql datasource URL is mysql://user:password@host:3306/database';
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw invalidInput(shape);
+  }
+  if (parsed.protocol !== 'mysql:' && parsed.protocol !== 'mariadb:') throw invalidInput(shape);
+  const database = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
+  if (!database || database.includes('/')) throw invalidInput(`${shape}: name the database after the host`);
+  let ssl = false;
+  for (const [key, value] of parsed.searchParams) {
+    if (key === 'ssl' && (value === 'true' || value === 'false')) ssl = value === 'true';
+    else throw invalidInput(`${shape}; the only URL parameter is ssl=true|false`);
+  }
+  const host = parsed.hostname.startsWith('[') ? parsed.hostname.slice(1, -1) : parsed.hostname;
+  if (!host) throw invalidInput(shape);
+  return {
+    host: decodeURIComponent(host),
+    port: parsed.port ? Number(parsed.port) : 3306,
+    user: parsed.username ? decodeURIComponent(parsed.username) : undefined,
+    password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
+    database,
+    ssl,
+  };
+}
+
+/**
+ * A DECIMAL filter or write value, bound as the binary protocol's DECIMAL type rather than as
+ * text. MySQL compares a DECIMAL column with a string operand as double-precision numbers (MySQL
+ * "Type Conversion in Expression Evaluation"), which loses digits beyond about 15; with a decimal
+ * operand the comparison is exact. Prints as its text, so logs and `String()` show the number.
+ */
+export class MysqlDecimal {
+  constructor(readonly text: string) {}
+
+  toString(): string {
+    return this.text;
+  }
+
+  toJSON(): string {
+    return this.text;
+  }
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/**
+ * A compiled parameter as mysql2's `execute` must send it (COM_STMT_EXECUTE, MySQL Client/Server
+ * Protocol "Binary Protocol Value"):
+ * - a whole JS number or a BigInt → LONGLONG (signed, or unsigned above 2^63−1): exact, and
+ *   accepted where the server wants an integer (`LIMIT ?`; mysql2 would send numbers as DOUBLE).
+ *   A BigInt beyond 64 bits goes as text and the server refuses or converts it.
+ * - {@link MysqlDecimal} → DECIMAL; a boolean → 1/0; `undefined` → NULL (mysql2 throws on it);
+ *   a Date → DATETIME written in UTC (the pool's `timezone: 'Z'`, matching the UTC session).
+ * Everything else (strings, fractional numbers, null, Buffers) goes as mysql2 infers it.
+ */
+export function toMysqlParameter(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (typeof value === 'boolean') return mysql.TypedParameter.TINY(value ? 1 : 0);
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return mysql.TypedParameter.LONGLONG(value);
+  if (typeof value === 'bigint') {
+    if (value >= INT64_MIN && value <= INT64_MAX) return mysql.TypedParameter.LONGLONG(value);
+    if (value > INT64_MAX && value <= UINT64_MAX) return mysql.TypedParameter.LONGLONG.unsigned(value);
+    return value.toString();
+  }
+  if (value instanceof MysqlDecimal) return mysql.TypedParameter.DECIMAL(value.text);
+  return value;
+}
+
+/** The callback-style connection mysql2's pool hands to its `connection` event. */
+interface CoreConnection {
+  query(sql: string, callback: (error: Error | null) => void): void;
+  destroy(): void;
+}
+
+/**
+ * A {@link SqlPool} over a `mysql2/promise` pool (the MySQL/MariaDB adapter). Not TypeORM: its
+ * MySQL runner calls mysql2's `query()`, which interpolates values into the SQL text client-side,
+ * whereas every statement here runs through `execute()`, a server-side prepared statement, so
+ * every value reaches the server as a bound parameter (CONTRACT.md §6).
+ *
+ * Driver settings that keep values exact and zone-free: `dateStrings` (DATE/DATETIME/TIMESTAMP as
+ * the server's text, never a JS Date in the process zone), `supportBigNumbers` +
+ * `bigNumberStrings` (BIGINT as text), `decimalNumbers: false` (DECIMAL as text), `jsonStrings`,
+ * the `FOUND_ROWS` client flag (an UPDATE reports the rows it matched, not only those it changed:
+ * MySQL `mysql_affected_rows()` / CLIENT_FOUND_ROWS), `LOCAL_FILES` off (no `LOAD DATA LOCAL`).
+ * Each new connection runs {@link MYSQL_SESSION_SQL} first: mysql2 queues commands per connection,
+ * so it runs before any statement; if it fails, the connection is destroyed and the statements
+ * queued behind it fail rather than run unpinned. `resetOnRelease` stays off, which would undo it.
+ */
+export class MysqlPool implements SqlPool {
+  private version: string | null = null;
+  /** The last error of a connection's session setup (that connection was destroyed). */
+  private sessionError: Error | null = null;
+
+  private constructor(private readonly pool: Pool) {}
+
+  /**
+   * Opens the pool and runs one statement on it (reading the server version), so an unreachable
+   * server, wrong credentials, an unknown database or a session that cannot be pinned fail here.
+   * @param sessionSql what each new connection runs first; {@link MYSQL_SESSION_SQL} but in tests.
+   * @throws DomainError INVALID_INPUT for a URL that is not a mysql URL; the driver's error when the
+   * server refuses or cannot be reached.
+   */
+  static async open(url: string, options: { poolSize: number }, sessionSql: string = MYSQL_SESSION_SQL): Promise<MysqlPool> {
+    const parts = parseMysqlUrl(url);
+    const config: PoolOptions = {
+      host: parts.host,
+      port: parts.port,
+      user: parts.user,
+      password: parts.password,
+      database: parts.database,
+      ...(parts.ssl ? { ssl: {} } : {}),
+      connectionLimit: options.poolSize,
+      maxIdle: options.poolSize,
+      idleTimeout: 30_000,
+      waitForConnections: true,
+      queueLimit: 0,
+      connectTimeout: 5_000,
+      enableKeepAlive: true,
+      resetOnRelease: false,
+      charset: 'UTF8MB4_GENERAL_CI',
+      timezone: 'Z',
+      dateStrings: true,
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+      decimalNumbers: false,
+      jsonStrings: true,
+      multipleStatements: false,
+      maxPreparedStatements: PREPARED_STATEMENTS_PER_CONNECTION,
+      flags: ['FOUND_ROWS', '-LOCAL_FILES'],
+    };
+    const pool = mysql.createPool(config);
+    const opened = new MysqlPool(pool);
+    pool.on('connection', (connection: unknown) => {
+      const conn = connection as CoreConnection;
+      conn.query(sessionSql, (error) => {
+        if (!error) return;
+        opened.sessionError = error;
+        conn.destroy();
+      });
+    });
+    try {
+      await opened.serverVersion();
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      // The statement failed because its session could not be pinned: that is the cause to report.
+      throw opened.sessionError ?? error;
+    }
+    return opened;
+  }
+
+  /**
+   * Runs one prepared statement. Rows for SELECT and `INSERT … RETURNING`; `affected` is the
+   * server's affected-row count for writes (rows found, for UPDATE), the number of returned rows
+   * for a write that returns rows, undefined for a SELECT. Driver errors propagate unchanged.
+   */
+  async run(query: CompiledQuery): Promise<StatementResult> {
+    const [result] = await this.pool.execute(query.sql, query.params.map(toMysqlParameter) as never[]);
+    if (Array.isArray(result)) {
+      const rows = result as Record<string, unknown>[];
+      return { rows, affected: /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i.test(query.sql) ? rows.length : undefined };
+    }
+    return { rows: [], affected: (result as ResultSetHeader).affectedRows };
+  }
+
+  /** `SELECT VERSION()`, e.g. `10.11.19-MariaDB-0+deb12u1` or `8.4.3`; read once, then cached. */
+  async serverVersion(): Promise<string> {
+    if (this.version === null) {
+      const { rows } = await this.run({ sql: 'SELECT VERSION() AS `version`', params: [] });
+      this.version = String(rows[0]?.version ?? '');
+    }
+    return this.version;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

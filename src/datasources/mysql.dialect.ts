@@ -1,0 +1,445 @@
+import type {
+  Capabilities,
+  ColumnKind,
+  CompiledQuery,
+  Condition,
+  DatabaseRefusal,
+  Dialect,
+  InsertPlan,
+  IntrospectedTable,
+  ModelColumn,
+  ModelForeignKey,
+  SqlPool,
+  TableRef,
+  UpdatePlan,
+  WriteContext,
+} from './dialect';
+import { translateMysqlError } from './mysql-errors';
+import { MysqlDecimal, MysqlPool } from './mysql-pool';
+import { likePattern, ParamList, SqlCompiler } from './sql-compiler';
+import { formatCommon } from './typeorm-introspection';
+import { formatInstant } from './value-format';
+
+/**
+ * Maps a MySQL/MariaDB column to a kind, from `information_schema.COLUMNS`' `DATA_TYPE` (`int`)
+ * and `COLUMN_TYPE` (`int(10) unsigned`, `tinyint(1)`), following the MySQL "Data Types" chapter:
+ * - `tinyint(1)` (what `BOOL`/`BOOLEAN` create: MySQL "Numeric Data Type Syntax") and `bit(1)`
+ *   → boolean; a wider `bit(n)` → bigint (up to 64 bits).
+ * - `tinyint`, `smallint`, `mediumint`, signed `int`, `year` → int; `int unsigned` (up to
+ *   2^32−1, beyond GraphQL's 32-bit Int) and `bigint` → bigint (exact text).
+ * - `decimal`/`numeric`/`fixed` → decimal; `float`, `double`, `real` → float.
+ * - `date` → date; `datetime` → timestamp (no zone); `timestamp` → timestamptz (stored as UTC,
+ *   MySQL "The DATE, DATETIME, and TIMESTAMP Types"); `time` → time.
+ * - `json` → json (MySQL; MariaDB's JSON is a LONGTEXT alias and reads as text);
+ *   `uuid` (MariaDB ≥ 10.7) → uuid; everything else (char, text, enum, set, binary, blobs,
+ *   spatial types, `inet6`) → text.
+ */
+export function mysqlKind(dataType: string, columnType: string): ColumnKind {
+  const t = dataType.toLowerCase();
+  const full = columnType.toLowerCase();
+  const unsigned = /\bunsigned\b/.test(full);
+  switch (t) {
+    case 'tinyint':
+      return /^tinyint\(1\)/.test(full) ? 'boolean' : 'int';
+    case 'bool':
+    case 'boolean':
+      return 'boolean';
+    case 'bit':
+      return /^bit(\(1\))?$/.test(full.trim()) ? 'boolean' : 'bigint';
+    case 'smallint':
+    case 'mediumint':
+    case 'year':
+      return 'int';
+    case 'int':
+    case 'integer':
+      return unsigned ? 'bigint' : 'int';
+    case 'bigint':
+      return 'bigint';
+    case 'decimal':
+    case 'numeric':
+    case 'fixed':
+      return 'decimal';
+    case 'float':
+    case 'double':
+    case 'double precision':
+    case 'real':
+      return 'float';
+    case 'date':
+      return 'date';
+    case 'datetime':
+      return 'timestamp';
+    case 'timestamp':
+      return 'timestamptz';
+    case 'time':
+      return 'time';
+    case 'json':
+      return 'json';
+    case 'uuid':
+      return 'uuid';
+    default:
+      return 'text';
+  }
+}
+
+/**
+ * The LIKE escape character. Not `\`: in a MySQL string literal a backslash is itself an escape
+ * unless `NO_BACKSLASH_ESCAPES` is on (MySQL "String Literals"), so `ESCAPE '\\'` names one
+ * character in one mode and two (an error) in the other; `'|'` means `|` in both.
+ */
+const LIKE_ESCAPE = '|';
+
+/**
+ * Escapes text for a LIKE pattern whose escape character is `|` (MySQL "String Comparison
+ * Functions and Operators", LIKE … ESCAPE): `|`, `%` and `_` get a `|` before them. With an
+ * explicit ESCAPE, `\` is an ordinary character, as are `[` and `]`.
+ */
+export function escapeMysqlLike(text: string): string {
+  let out = '';
+  for (const ch of text) out += ch === LIKE_ESCAPE || ch === '%' || ch === '_' ? LIKE_ESCAPE + ch : ch;
+  return out;
+}
+
+/**
+ * Compares a server version text with `major.minor`. MariaDB's handshake may prefix its version
+ * with `5.5.5-` (for old replication clients); `VERSION()` does not, both are read.
+ */
+function versionAtLeast(version: string, major: number, minor: number): boolean {
+  const m = /(\d+)\.(\d+)/.exec(version.replace(/^5\.5\.5-/, ''));
+  if (!m) return false;
+  const [a, b] = [Number(m[1]), Number(m[2])];
+  return a > major || (a === major && b >= minor);
+}
+
+/** MySQL's largest row count, for an OFFSET without a LIMIT (MySQL "SELECT Statement", LIMIT). */
+const ALL_ROWS = '18446744073709551615';
+
+interface ColumnRow {
+  table_name: string;
+  column_name: string;
+  data_type: string;
+  column_type: string;
+  is_nullable: string;
+  column_default: string | null;
+  extra: string | null;
+}
+
+interface KeyRow {
+  table_name: string;
+  constraint_name: string;
+  column_name: string;
+  referenced_table_schema: string | null;
+  referenced_table_name: string | null;
+  referenced_column_name: string | null;
+}
+
+/** Tables per information_schema query, so an `IN (…)` list stays small. */
+const INTROSPECT_BATCH = 500;
+
+/**
+ * MySQL and MariaDB adapter (`mysql2`, see {@link MysqlPool}). Backtick quoting (MySQL "Schema
+ * Object Names"), `?` placeholders, `LIMIT ? OFFSET ?`. NULL is the smallest value in MySQL's
+ * ORDER BY (MySQL "Sorting Rows": NULLs first under ASC, last under DESC), which is the
+ * contract's order already. Case-insensitive literal matching lower-cases both sides under
+ * `utf8mb4_bin`, so neither the column's collation (`_bin`, `_ci`, accent-insensitive `_ai_ci`)
+ * nor its character set changes the result: `E` matches `e`, `e` never matches `é`.
+ *
+ * A datasource URL names one database (`mysql://user:pass@host:3306/shop`); its tables are
+ * listed with that database as their schema, and every statement qualifies tables with it.
+ * Needs window functions for batched one-to-many reads: MySQL ≥ 8.0, MariaDB ≥ 10.2.
+ */
+export class MysqlDialect extends SqlCompiler implements Dialect {
+  readonly type = 'mysql' as const;
+
+  /** See {@link MysqlPool.open}. @throws DomainError INVALID_INPUT for a URL that is not a mysql URL. */
+  async open(url: string, options: { poolSize: number }): Promise<SqlPool> {
+    return MysqlPool.open(url, options);
+  }
+
+  /**
+   * `insertReturning` on MariaDB ≥ 10.5 (MariaDB "INSERT...RETURNING", added in 10.5.0); MySQL
+   * has no RETURNING, so `add<Base>` answers `true` there (CONTRACT.md §6). `updateReturning`
+   * is false everywhere: neither has `UPDATE … RETURNING` (MariaDB has only INSERT/REPLACE/DELETE
+   * … RETURNING), so the row is read back by its key. An unknown version is treated as MySQL.
+   */
+  capabilities(serverVersion: string | null): Capabilities {
+    const mariadb = serverVersion !== null && /mariadb/i.test(serverVersion);
+    return { insertReturning: mariadb && versionAtLeast(serverVersion ?? '', 10, 5), updateReturning: false };
+  }
+
+  /**
+   * Base tables of the URL's database (`TABLE_TYPE` `BASE TABLE`, and MariaDB's `SYSTEM
+   * VERSIONED`; views and sequences left out), schema = the database's name.
+   */
+  async listTables(pool: SqlPool): Promise<TableRef[]> {
+    const { rows } = await pool.run({
+      sql:
+        'SELECT TABLE_SCHEMA AS `schema`, TABLE_NAME AS `name` FROM information_schema.TABLES ' +
+        "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED') ORDER BY TABLE_NAME",
+      params: [],
+    });
+    return rows.map((r) => ({ schema: String(r.schema), name: String(r.name) }));
+  }
+
+  /**
+   * Columns, primary keys and foreign keys from `information_schema` (COLUMNS, KEY_COLUMN_USAGE),
+   * in the order the tables were asked for; a table that does not exist is left out. A table with
+   * a null schema is looked up in the URL's database.
+   * - nullable: `IS_NULLABLE`; maxLength: the `n` of `char(n)`/`varchar(n)`.
+   * - generated: `EXTRA` holds `auto_increment` or `VIRTUAL`/`STORED`/`PERSISTENT GENERATED`;
+   *   computed: the latter only. MySQL 8's `DEFAULT_GENERATED` (an expression default such as
+   *   `CURRENT_TIMESTAMP`) is a default, not a generated column.
+   * - hasDefault: `COLUMN_DEFAULT` is not NULL. MariaDB ≥ 10.2.7 reports a nullable column with no
+   *   default as the text `NULL` and quotes string defaults (MariaDB "Information Schema COLUMNS
+   *   Table"), so bare `NULL` on a nullable column is no default.
+   * - primaryKey: the `PRIMARY` constraint's columns in key order (MySQL always names it so).
+   */
+  async introspect(pool: SqlPool, tables: TableRef[]): Promise<IntrospectedTable[]> {
+    const database = String((await pool.run({ sql: 'SELECT DATABASE() AS `db`', params: [] })).rows[0]?.db ?? '');
+    const bySchema = new Map<string, string[]>();
+    for (const t of tables) {
+      const schema = t.schema ?? database;
+      bySchema.set(schema, [...(bySchema.get(schema) ?? []), t.name]);
+    }
+    const columns = new Map<string, ColumnRow[]>();
+    const keys = new Map<string, KeyRow[]>();
+    const id = (schema: string, table: string) => `${schema}\u0000${table}`;
+    for (const [schema, names] of bySchema) {
+      for (let i = 0; i < names.length; i += INTROSPECT_BATCH) {
+        const batch = names.slice(i, i + INTROSPECT_BATCH);
+        const list = batch.map(() => '?').join(', ');
+        const cols = await pool.run({
+          sql:
+            'SELECT TABLE_NAME AS `table_name`, COLUMN_NAME AS `column_name`, DATA_TYPE AS `data_type`, ' +
+            'COLUMN_TYPE AS `column_type`, IS_NULLABLE AS `is_nullable`, COLUMN_DEFAULT AS `column_default`, EXTRA AS `extra` ' +
+            `FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME IN (${list}) ORDER BY TABLE_NAME, ORDINAL_POSITION`,
+          params: [schema, ...batch],
+        });
+        for (const r of cols.rows as unknown as ColumnRow[]) {
+          const k = id(schema, String(r.table_name));
+          columns.set(k, [...(columns.get(k) ?? []), r]);
+        }
+        const keyRows = await pool.run({
+          sql:
+            'SELECT TABLE_NAME AS `table_name`, CONSTRAINT_NAME AS `constraint_name`, COLUMN_NAME AS `column_name`, ' +
+            'REFERENCED_TABLE_SCHEMA AS `referenced_table_schema`, REFERENCED_TABLE_NAME AS `referenced_table_name`, ' +
+            'REFERENCED_COLUMN_NAME AS `referenced_column_name` FROM information_schema.KEY_COLUMN_USAGE ' +
+            `WHERE TABLE_SCHEMA = ? AND TABLE_NAME IN (${list}) AND (CONSTRAINT_NAME = 'PRIMARY' OR REFERENCED_TABLE_NAME IS NOT NULL) ` +
+            'ORDER BY TABLE_NAME, CONSTRAINT_NAME, ORDINAL_POSITION',
+          params: [schema, ...batch],
+        });
+        for (const r of keyRows.rows as unknown as KeyRow[]) {
+          const k = id(schema, String(r.table_name));
+          keys.set(k, [...(keys.get(k) ?? []), r]);
+        }
+      }
+    }
+    const out: IntrospectedTable[] = [];
+    for (const t of tables) {
+      const schema = t.schema ?? database;
+      const cols = columns.get(id(schema, t.name));
+      if (!cols) continue;
+      const tableKeys = keys.get(id(schema, t.name)) ?? [];
+      out.push({
+        schema,
+        dbName: t.name,
+        columns: cols.map(modelColumn),
+        primaryKey: tableKeys.filter((k) => k.constraint_name === 'PRIMARY').map((k) => String(k.column_name)),
+        foreignKeys: foreignKeys(tableKeys),
+      });
+    }
+    return out;
+  }
+
+  /** Backtick quoting; an embedded backtick is doubled (MySQL "Schema Object Names"). */
+  quote(identifier: string): string {
+    return '`' + identifier.replace(/`/g, '``') + '`';
+  }
+
+  protected placeholder(): string {
+    return '?';
+  }
+
+  /**
+   * Both sides converted to utf8mb4, set to `utf8mb4_bin` and lower-cased, then compared with
+   * LIKE under that binary collation: case is ignored through LOWER (Unicode case mapping, not
+   * the collation's equivalences), accents and every other difference count (MySQL "Character
+   * Sets and Collations": `_bin` compares code points). CONVERT first, so a latin1 or binary
+   * column compares too; the column's own collation never takes part. Escape `|`
+   * ({@link escapeMysqlLike}).
+   */
+  protected likeInsensitive(column: string, pattern: string): string {
+    const folded = (sql: string) => `LOWER(CONVERT(${sql} USING utf8mb4) COLLATE utf8mb4_bin)`;
+    return `${folded(column)} LIKE ${folded(pattern)} ESCAPE '${LIKE_ESCAPE}'`;
+  }
+
+  /** The `like` condition with `|` escaping ({@link escapeLikeText}); everything else as the base compiles it. */
+  protected override condition(c: Condition, params: ParamList): string {
+    if (c.kind !== 'like') return super.condition(c, params);
+    const pattern = likePattern(this.escapeLikeText(c.value), c.mode);
+    return this.likeInsensitive(this.quote(c.column), params.add(pattern));
+  }
+
+  /** Hook: the literal text of a `contains`/`startsWith`/`endsWith` as a pattern fragment. */
+  protected escapeLikeText(text: string): string {
+    return escapeMysqlLike(text);
+  }
+
+  /**
+   * `LIMIT ? OFFSET ?`; MySQL has no OFFSET without LIMIT, so skip alone reads up to the largest
+   * row count (MySQL "SELECT Statement": "use some large number for the second parameter").
+   */
+  protected override paginate(take: number | null, skip: number, params: ParamList): string {
+    if (take === null) return skip > 0 ? ` LIMIT ${ALL_ROWS} OFFSET ${params.add(skip)}` : '';
+    return super.paginate(take, skip, params);
+  }
+
+  /**
+   * `INSERT … VALUES (…)`, with `RETURNING` when the plan asks (MariaDB ≥ 10.5; the resolver
+   * passes no columns when {@link capabilities} says otherwise). A row of defaults only is
+   * `() VALUES ()`: MySQL has no `DEFAULT VALUES` (MySQL "INSERT Statement").
+   */
+  override compileInsert(plan: InsertPlan): CompiledQuery {
+    if (plan.values.length > 0) return super.compileInsert(plan);
+    return { sql: `INSERT INTO ${this.tableName(plan.table)} () VALUES ()${this.returning(plan.returning, plan.kinds)}`, params: [] };
+  }
+
+  /** `UPDATE … SET … WHERE`, never RETURNING (neither MySQL nor MariaDB has UPDATE … RETURNING). */
+  override compileUpdate(plan: UpdatePlan): CompiledQuery {
+    return super.compileUpdate({ ...plan, returning: [] });
+  }
+
+  /** See {@link translateMysqlError}. */
+  translateError(error: unknown, context: WriteContext): DatabaseRefusal | null {
+    return translateMysqlError(error, context);
+  }
+
+  /**
+   * A value as the pool binds it (see `toMysqlParameter` in mysql-pool.ts):
+   * - booleans → 1/0 (`tinyint(1)`/`bit(1)` hold numbers);
+   * - int/bigint: integer text → BigInt, bound as a 64-bit integer (exact beyond 2^53);
+   * - decimal: a number or numeric text → {@link MysqlDecimal}, bound as DECIMAL (exact);
+   * - timestamptz (TIMESTAMP): text with an offset or `Z` → the UTC instant as
+   *   `YYYY-MM-DD HH:MM:SS.fff` (sessions run in UTC), a Date likewise;
+   * - timestamp (DATETIME): `T` → space, the form MySQL prints and compares as text;
+   * - json: a non-string → its JSON text.
+   */
+  bindValue(column: ModelColumn, value: unknown): unknown {
+    if (value === null || value === undefined) return null;
+    if (typeof value === 'boolean') return value ? 1 : 0;
+    switch (column.kind) {
+      case 'int':
+      case 'bigint':
+        return typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? BigInt(value.trim()) : value;
+      case 'decimal':
+        if (typeof value === 'number' && Number.isFinite(value)) return new MysqlDecimal(String(value));
+        if (typeof value === 'bigint') return new MysqlDecimal(value.toString());
+        return typeof value === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(value) ? new MysqlDecimal(value.trim()) : value;
+      case 'timestamptz':
+        if (value instanceof Date) return utcText(formatInstant(value));
+        if (typeof value === 'string' && /(Z|[+-]\d{2}(:?\d{2})?)$/i.test(value.trim()) && /[ T]\d{2}:\d{2}/.test(value)) {
+          return utcText(formatInstant(value.trim().replace(/z$/, 'Z')));
+        }
+        return typeof value === 'string' ? value.replace('T', ' ') : value;
+      case 'timestamp':
+        return typeof value === 'string' ? value.replace('T', ' ') : value;
+      case 'json':
+        return typeof value === 'string' ? value : JSON.stringify(value);
+      default:
+        return value;
+    }
+  }
+
+  /**
+   * The contract's form of a driver value (CONTRACT.md §6 Values). The pool reads dates as text,
+   * so: DATETIME `YYYY-MM-DDTHH:mm:ss[.fff]` as stored; TIMESTAMP (read in the UTC session)
+   * `YYYY-MM-DDTHH:mm:ss.sssZ`; DATE `YYYY-MM-DD`; an all-zero date (`0000-00-00`, which MySQL
+   * stores for invalid dates outside strict mode) → null. Booleans: `tinyint(1)` is true when
+   * not 0, `bit(1)` arrives as a one-byte Buffer; a wider `bit(n)` as its integer text.
+   * FLOAT (single precision) is shown with the fewest digits that round-trip to the stored value
+   * (`1.1`, not `1.100000023841858`); BIGINT and DECIMAL stay exact text.
+   */
+  formatValue(column: ModelColumn, raw: unknown): unknown {
+    if (raw === null || raw === undefined) return null;
+    switch (column.kind) {
+      case 'timestamp':
+      case 'timestamptz':
+      case 'date':
+        if (typeof raw === 'string' && /^0000-00-00/.test(raw)) return null;
+        return formatCommon(column, raw);
+      case 'boolean':
+        if (Buffer.isBuffer(raw)) return raw.some((b) => b !== 0);
+        if (typeof raw === 'number') return raw !== 0;
+        if (typeof raw === 'bigint') return raw !== 0n;
+        return formatCommon(column, raw);
+      case 'bigint':
+      case 'int':
+        if (Buffer.isBuffer(raw)) return bitsToText(raw, column.kind);
+        return formatCommon(column, raw);
+      case 'float':
+        if (typeof raw === 'number' && /^float\b/i.test(column.dbType)) return shortestFloat32(raw);
+        return formatCommon(column, raw);
+      default:
+        return formatCommon(column, raw);
+    }
+  }
+}
+
+/** `2024-01-02T03:04:05.678Z` → `2024-01-02 03:04:05.678` (the text of a UTC instant for a UTC session). */
+function utcText(iso: string): string {
+  const m = /^(\d{4,}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2}(?:\.\d+)?)Z$/.exec(iso);
+  return m ? `${m[1]} ${m[2]}` : iso;
+}
+
+/** A BIT(n) value (big-endian bytes) as an integer: a number for kind int, exact text for bigint. */
+function bitsToText(raw: Buffer, kind: 'int' | 'bigint'): string | number {
+  let n = 0n;
+  for (const byte of raw) n = (n << 8n) | BigInt(byte);
+  return kind === 'int' ? Number(n) : n.toString();
+}
+
+/** The shortest decimal that rounds to the same single-precision float as `value`. */
+function shortestFloat32(value: number): number {
+  if (!Number.isFinite(value)) return value;
+  const target = Math.fround(value);
+  for (let digits = 1; digits <= 9; digits++) {
+    const candidate = Number(value.toPrecision(digits));
+    if (Math.fround(candidate) === target) return candidate;
+  }
+  return value;
+}
+
+function modelColumn(r: ColumnRow): ModelColumn {
+  const extra = String(r.extra ?? '').toLowerCase();
+  const computed = /\b(virtual|stored|persistent) generated\b/.test(extra) || /^(virtual|persistent|stored)$/.test(extra.trim());
+  const autoIncrement = extra.includes('auto_increment');
+  const nullable = String(r.is_nullable).toUpperCase() === 'YES';
+  const dflt = r.column_default === null || r.column_default === undefined ? null : String(r.column_default);
+  const hasDefault = !computed && !autoIncrement && dflt !== null && !(nullable && dflt.toUpperCase() === 'NULL');
+  const columnType = String(r.column_type);
+  const length = /^(?:var)?char\((\d+)\)/i.exec(columnType);
+  return {
+    name: String(r.column_name),
+    dbType: columnType,
+    kind: mysqlKind(String(r.data_type), columnType),
+    nullable,
+    hasDefault,
+    generated: autoIncrement || computed,
+    computed,
+    maxLength: length ? Number(length[1]) : null,
+    enum: null,
+  };
+}
+
+function foreignKeys(rows: KeyRow[]): ModelForeignKey[] {
+  const byName = new Map<string, KeyRow[]>();
+  for (const r of rows) {
+    if (r.constraint_name === 'PRIMARY' || !r.referenced_table_name) continue;
+    byName.set(r.constraint_name, [...(byName.get(r.constraint_name) ?? []), r]);
+  }
+  return [...byName.values()].map((parts) => ({
+    columns: parts.map((p) => String(p.column_name)),
+    referencedSchema: parts[0].referenced_table_schema === null ? null : String(parts[0].referenced_table_schema),
+    referencedTable: String(parts[0].referenced_table_name),
+    referencedColumns: parts.map((p) => String(p.referenced_column_name)),
+  }));
+}
