@@ -238,28 +238,19 @@ for (const dialect of CASES) {
       expect(ambiguousVar.status).toBe(400);
     });
 
-    it('keeps dates, timestamps, 64-bit integers and decimals exact whatever the process time zone', async () => {
+    it('keeps dates, timestamps, 64-bit integers and decimals exact', async () => {
       const write = `mutation { addBooks(author_id: 1, title: "Dates", price: "12.50", copies: "9007199254740993",
         published_at: "${dialect.publishedAt.write}", written_on: "2023-12-31", edited_at: "2024-01-02T03:04:05") { id } }`;
       const { addBooks } = await ok(write);
       const read = `{ getBooks(where: {id: {eq: ${addBooks.id}}}) { price copies published_at written_on edited_at } }`;
-      const original = process.env.TZ;
-      try {
-        process.env.TZ = 'America/Sao_Paulo';
-        const west = await ok(read);
-        process.env.TZ = 'Asia/Kolkata';
-        const east = await ok(read);
-        expect(east).toEqual(west);
-        expect(west.getBooks[0]).toEqual({
-          price: dialect.price,
-          copies: '9007199254740993',
-          published_at: dialect.publishedAt.read,
-          written_on: '2023-12-31',
-          edited_at: '2024-01-02T03:04:05',
-        });
-      } finally {
-        process.env.TZ = original;
-      }
+      // The process runs in America/Sao_Paulo (global setup); time-zones.e2e-spec.ts compares two zones.
+      expect((await ok(read)).getBooks[0]).toEqual({
+        price: dialect.price,
+        copies: '9007199254740993',
+        published_at: dialect.publishedAt.read,
+        written_on: '2023-12-31',
+        edited_at: '2024-01-02T03:04:05',
+      });
     });
 
     it('applies the nesting and alias limits before any SQL runs', async () => {

@@ -36,6 +36,9 @@ const probes: Record<Exclude<ServiceName, 'mssql'>, () => Promise<void>> = {
  * SQL Server is probed only when TEST_MSSQL_URL is set.
  */
 export default async function globalSetup(): Promise<void> {
+  // The in-process suites run in a zone far from UTC, so a value that leans on the process zone
+  // shows; test/e2e/time-zones.e2e-spec.ts compares two zones in separate service processes.
+  if (!process.env.TZ) process.env.TZ = 'America/Sao_Paulo';
   const available: string[] = [];
   const missing: string[] = [];
   for (const [name, probe] of Object.entries(probes)) {

@@ -57,7 +57,7 @@ export async function loadLibraryIntoMysql(db: MysqlDatabase): Promise<void> {
       FOREIGN KEY (country_code) REFERENCES countries(code));
     CREATE TABLE books (id int AUTO_INCREMENT PRIMARY KEY, author_id int NOT NULL, title varchar(50) NOT NULL,
       status varchar(20) NOT NULL DEFAULT 'DRAFT', price decimal(10,2), copies bigint, pages int, in_print tinyint(1),
-      published_at timestamp(3) NULL DEFAULT NULL, written_on date, edited_at datetime,
+      published_at timestamp(3) NULL DEFAULT NULL, written_on date, edited_at datetime(3),
       shout varchar(50) AS (upper(title)) STORED, FOREIGN KEY (author_id) REFERENCES authors(id));
     INSERT INTO countries VALUES ('BR', 'Brasil');
     INSERT INTO authors (name, email, country_code, born, created_at) VALUES ('Machado', 'machado@example.com', 'BR', '1839-06-21', '2024-01-01 10:00:00');
