@@ -1,4 +1,5 @@
 import type { DatabaseRefusal, WriteContext } from './dialect';
+import { isObject, knownColumn, text } from './refusal-helpers';
 
 /**
  * SQL Server error numbers of the four refusals (SQL Server docs, "Database engine events and
@@ -234,17 +235,3 @@ function columnsSpelledBy(constraint: string, context: WriteContext): string[] {
   return [...new Set(outer.map((s) => s.column))];
 }
 
-/** `name` when it is a column of the written table (or when the context lists no columns). */
-function knownColumn(name: string | undefined, context: WriteContext): string | null {
-  if (!name) return null;
-  if (context.columns.length === 0) return name;
-  return context.columns.some((c) => c.name === name) ? name : null;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}

@@ -92,14 +92,14 @@ describeWith('mssql')('MssqlDialect against a real SQL Server', () => {
       ),
     );
 
+  /** Runs a statement that must fail; returns the translation of the driver's error. */
   async function refusal(query: CompiledQuery, ctx: WriteContext) {
-    let caught: unknown;
-    try {
-      await pool.run(query);
-    } catch (error) {
-      caught = error;
-    }
-    expect(caught).toBeDefined();
+    const caught: unknown = await pool.run(query).then(
+      () => new Error('the statement succeeded but was expected to be refused'),
+      (error: unknown) => error,
+    );
+    expect(caught).toBeInstanceOf(Error);
+    expect((caught as Error).message).not.toBe('the statement succeeded but was expected to be refused');
     return dialect.translateError(caught, ctx);
   }
 

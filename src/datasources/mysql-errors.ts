@@ -1,4 +1,5 @@
 import type { DatabaseRefusal, WriteContext } from './dialect';
+import { isObject, knownColumn, text, wordList } from './refusal-helpers';
 
 /**
  * Server error numbers of the four refusals (MySQL "Server Error Message Reference"; MariaDB
@@ -101,7 +102,6 @@ function errorNumber(error: Record<string, unknown>): number | undefined {
   if (typeof error.code === 'string' && error.code in BY_NAME) return BY_NAME[error.code];
   return undefined;
 }
-
 
 function uniqueViolation(message: string, context: WriteContext): DatabaseRefusal {
   // The key name is the last quoted text: the duplicate value before it may hold anything.
@@ -217,22 +217,3 @@ function fallbackName(message: string, context: WriteContext): string | undefine
   return undefined;
 }
 
-/** `name` when it is a column of the written table (or when the context lists no columns). */
-function knownColumn(name: string | undefined, context: WriteContext): string | null {
-  if (!name) return null;
-  if (context.columns.length === 0) return name;
-  return context.columns.some((c) => c.name === name) ? name : null;
-}
-
-/** `a`, `a and b`, `a, b and c`. */
-function wordList(words: string[]): string {
-  return words.length === 1 ? words[0] : `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}

@@ -1,4 +1,5 @@
 import type { DatabaseRefusal, WriteContext } from './dialect';
+import { isObject, knownColumn, text, wordList } from './refusal-helpers';
 
 /**
  * SQLSTATE codes of the four refusals (PostgreSQL docs, Appendix A "PostgreSQL Error Codes",
@@ -148,22 +149,3 @@ function keyColumns(detail: string | undefined, context: WriteContext): string[]
   return names.length ? names : null;
 }
 
-/** `name` when it is a column of the written table (or when the context lists no columns). */
-function knownColumn(name: string | undefined, context: WriteContext): string | null {
-  if (!name) return null;
-  if (context.columns.length === 0) return name;
-  return context.columns.some((c) => c.name === name) ? name : null;
-}
-
-/** `a`, `a and b`, `a, b and c`. */
-function wordList(words: string[]): string {
-  return words.length === 1 ? words[0] : `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}

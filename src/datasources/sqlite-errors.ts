@@ -1,4 +1,5 @@
 import type { DatabaseRefusal, WriteContext } from './dialect';
+import { isObject, text, wordList } from './refusal-helpers';
 
 /**
  * Translates a SQLite error into the contract's refusal (CONTRACT.md §6 "Database refusals"), or
@@ -102,15 +103,3 @@ function listedColumns(message: string, context: WriteContext): string[] | null 
   return names.length ? names : null;
 }
 
-/** `a`, `a and b`, `a, b and c`. */
-function wordList(words: string[]): string {
-  return words.length === 1 ? words[0] : `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
