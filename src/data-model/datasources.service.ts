@@ -26,6 +26,8 @@ const view = (d: DatasourceEntity): DatasourceView => ({ id: d.id, name: d.name,
  */
 @Injectable()
 export class DatasourcesService {
+  private readonly connections = new Map<string, DatasourceConnection>();
+
   constructor(
     @InjectRepository(DatasourceEntity) private readonly datasources: Repository<DatasourceEntity>,
     private readonly pools: DatasourcePoolsService,
@@ -87,11 +89,19 @@ export class DatasourcesService {
     );
   }
 
-  /** The pooled connection the GraphQL resolvers query. @throws DomainError NOT_FOUND. */
+  /**
+   * The pooled connection the GraphQL resolvers query, kept after the first lookup: a datasource
+   * never changes once registered, so requests need not read and decrypt it again.
+   * @throws DomainError NOT_FOUND.
+   */
   async connection(datasourceId: string): Promise<DatasourceConnection> {
+    const known = this.connections.get(datasourceId);
+    if (known) return known;
     const ds = await this.datasources.findOneBy({ id: datasourceId });
     if (!ds) throw notFound('Datasource', datasourceId);
-    return this.pools.connection(ds.id, ds.type, this.secretBox.open(ds.urlCiphertext), ds.serverVersion);
+    const connection = this.pools.connection(ds.id, ds.type, this.secretBox.open(ds.urlCiphertext));
+    this.connections.set(datasourceId, connection);
+    return connection;
   }
 
   /** What each of the app's datasources can do in one statement, by datasource id. */

@@ -1,15 +1,14 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import type { Capabilities, CompiledQuery, DatasourceType, Dialect, SqlPool, StatementResult } from './dialect';
+import type { CompiledQuery, DatasourceType, Dialect, SqlPool, StatementResult } from './dialect';
 import { DatasourceErrors } from './datasources.errors';
 import { MssqlDialect } from './mssql.dialect';
 import { MysqlDialect } from './mysql.dialect';
 import { PostgresDialect } from './postgres.dialect';
 import { SqliteDialect } from './sqlite.dialect';
 
-/** A datasource ready for queries: its dialect, what it can do, and a way to run compiled SQL on its pool. */
+/** A datasource ready for queries: its dialect and a way to run compiled SQL on its pool. */
 export interface DatasourceConnection {
   dialect: Dialect;
-  capabilities: Capabilities;
   /** Runs one statement with bound parameters. Driver errors propagate (see `Dialect.translateError`). */
   run(query: CompiledQuery): Promise<StatementResult>;
 }
@@ -70,11 +69,10 @@ export class DatasourcePoolsService implements OnApplicationShutdown {
   }
 
   /** The pooled connection of a datasource, opened on first use. */
-  connection(datasourceId: string, type: string, url: string, serverVersion: string | null): DatasourceConnection {
+  connection(datasourceId: string, type: string, url: string): DatasourceConnection {
     const dialect = this.dialect(type);
     return {
       dialect,
-      capabilities: dialect.capabilities(serverVersion),
       run: async (query) => {
         const pool = await this.pool(datasourceId, dialect, url);
         this.statementsExecuted++;

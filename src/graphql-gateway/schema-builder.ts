@@ -42,6 +42,9 @@ export interface BuiltSchema {
   rootFields: Map<string, RootFieldInfo>;
 }
 
+/** What a datasource can do when nothing else is known (PostgreSQL, SQLite, SQL Server). */
+const FULL_CAPABILITIES: Capabilities = { insertReturning: true, updateReturning: true };
+
 /** Description of a draft API's operations in a builder's schema (CONTRACT.md §6). */
 export const DRAFT_DESCRIPTION = 'RASCUNHO';
 
@@ -190,18 +193,19 @@ export class VersionTypes {
       const queries: ApiTypes['queries'] = {};
       const mutations: ApiTypes['mutations'] = {};
       const hasKey = node.table.primaryKey.length > 0;
+      // One decision per datasource shapes both the operation's type and what its resolver runs.
+      const can = capabilities.get(node.table.datasourceId) ?? FULL_CAPABILITIES;
       if (api.actions.insert) {
-        const returnsRow = capabilities.get(node.table.datasourceId)?.insertReturning ?? true;
         mutations[`add${base}`] = {
           action: 'insert',
-          type: returnsRow ? factory.row(node) : new GraphQLNonNull(GraphQLBoolean),
+          type: can.insertReturning ? factory.row(node) : new GraphQLNonNull(GraphQLBoolean),
           args: factory.writeArgs(node, 'insert'),
-          resolve: addResolver(node) as never,
+          resolve: addResolver(node, can) as never,
         };
       }
       // update and delete address one row by its primary key: a table without one offers neither.
       if (api.actions.update && hasKey) {
-        mutations[`update${base}`] = { action: 'update', type: factory.row(node), args: factory.writeArgs(node, 'update'), resolve: updateResolver(node) as never };
+        mutations[`update${base}`] = { action: 'update', type: factory.row(node), args: factory.writeArgs(node, 'update'), resolve: updateResolver(node, can) as never };
       }
       if (api.actions.delete && hasKey) {
         mutations[`delete${base}`] = { action: 'delete', type: new GraphQLNonNull(GraphQLBoolean), args: factory.keyArgs(node), resolve: deleteResolver(node) as never };

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { GraphQLFieldResolver } from 'graphql';
 import type { DatasourceConnection } from '../datasources/datasource-pools.service';
-import type { ColumnValue, CompiledQuery, Condition, StatementResult, WriteContext } from '../datasources/dialect';
+import type { Capabilities, ColumnValue, CompiledQuery, Condition, StatementResult, WriteContext } from '../datasources/dialect';
 import type { NavigationNode, RowNode } from './api-tree';
 import type { GatewayContext } from './gateway-context';
 import { DatabaseRefusalError } from './graphql-errors';
@@ -129,14 +129,14 @@ type Args = Record<string, unknown>;
  * `add<Base>`: one INSERT that reads the row back (`RETURNING`/`OUTPUT`) with the requested
  * columns; `true` where the database cannot return the row in the same statement (MySQL).
  */
-export function addResolver(node: RowNode): GraphQLFieldResolver<unknown, GatewayContext, Args> {
+export function addResolver(node: RowNode, capabilities: Capabilities): GraphQLFieldResolver<unknown, GatewayContext, Args> {
   const columns = writableColumns(node, 'insert');
   return async (_source, args, ctx, info) => {
     const conn = await ctx.connection(node.table.datasourceId);
     const values = planValues(node, columns, args, conn.dialect);
-    const returning = conn.capabilities.insertReturning ? selectColumns(node, info.fieldNodes, info.fragments) : [];
+    const returning = capabilities.insertReturning ? selectColumns(node, info.fieldNodes, info.fragments) : [];
     const { rows } = await runWrite(conn, node, 'insert', conn.dialect.compileInsert({ table: tableRef(node.table), values, returning, kinds: columnKinds(node.table, returning) }), values);
-    if (!conn.capabilities.insertReturning) return true;
+    if (!capabilities.insertReturning) return true;
     return shapeRows(node.table, returning, rows, conn.dialect)[0] ?? null;
   };
 }
@@ -145,7 +145,7 @@ export function addResolver(node: RowNode): GraphQLFieldResolver<unknown, Gatewa
  * `update<Base>`: changes only the columns sent (null empties one) of the row with the given
  * primary key; the row, or null when no row has that key (CONTRACT.md §6).
  */
-export function updateResolver(node: RowNode): GraphQLFieldResolver<unknown, GatewayContext, Args> {
+export function updateResolver(node: RowNode, capabilities: Capabilities): GraphQLFieldResolver<unknown, GatewayContext, Args> {
   const key = new Set(node.table.primaryKey);
   const columns = writableColumns(node, 'update').filter((c) => !key.has(c.name));
   return async (_source, args, ctx, info) => {
@@ -159,7 +159,7 @@ export function updateResolver(node: RowNode): GraphQLFieldResolver<unknown, Gat
     let rows: Record<string, unknown>[];
     if (set.length === 0) {
       rows = (await conn.run(readBack)).rows;
-    } else if (conn.capabilities.updateReturning) {
+    } else if (capabilities.updateReturning) {
       rows = (await runWrite(conn, node, 'update', conn.dialect.compileUpdate({ table, set, where, returning, kinds }), set)).rows;
     } else {
       // No UPDATE … RETURNING (MySQL, MariaDB): the row is read back by its key (which an update
