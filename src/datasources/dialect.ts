@@ -154,6 +154,8 @@ export interface WriteContext {
   table: TableRef;
   /** Columns of the table, for lengths and names. */
   columns: ModelColumn[];
+  /** The table's primary key columns (a duplicate `PRIMARY` key is named by them). */
+  primaryKey?: string[];
   /** `delete` refusals (a row with dependents) read differently from insert/update ones. */
   operation: 'insert' | 'update' | 'delete';
 }

@@ -18,7 +18,7 @@ import type {
 import { translateMssqlError } from './mssql-errors';
 import { MssqlConfig, MssqlPool, parseMssqlUrl } from './mssql-pool';
 import { ParamList, SqlCompiler } from './sql-compiler';
-import { formatCommon } from './typeorm-introspection';
+import { formatCommon } from './value-format';
 
 /**
  * Maps a SQL Server type name (`sys.types` spelling, any case, an optional `(…)` suffix ignored)

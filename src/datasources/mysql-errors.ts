@@ -109,7 +109,8 @@ function uniqueViolation(message: string, context: WriteContext): DatabaseRefusa
   let key = at >= 0 && message.endsWith("'") ? message.slice(at + " for key '".length, -1) : '';
   // MySQL 8.0.19+ qualifies the index with its table (`customers.email`).
   if (key.startsWith(`${context.table.name}.`)) key = key.slice(context.table.name.length + 1);
-  const field = key && key !== 'PRIMARY' && context.columns.length > 0 ? knownColumn(key, context) : null;
+  const primary = key === 'PRIMARY' && context.primaryKey?.length === 1 ? context.primaryKey[0] : null;
+  const field = primary ?? (key && key !== 'PRIMARY' && context.columns.length > 0 ? knownColumn(key, context) : null);
   if (!field) return { code: 'UNIQUE_VIOLATION', field: null, message: 'A row with these values already exists' };
   return { code: 'UNIQUE_VIOLATION', field, message: `A row with this ${field} already exists` };
 }

@@ -17,8 +17,7 @@ import type {
 import { translateMysqlError } from './mysql-errors';
 import { MysqlDecimal, MysqlPool } from './mysql-pool';
 import { likePattern, ParamList, SqlCompiler } from './sql-compiler';
-import { formatCommon } from './typeorm-introspection';
-import { formatInstant } from './value-format';
+import { formatCommon, formatInstant } from './value-format';
 
 /**
  * Maps a MySQL/MariaDB column to a kind, from `information_schema.COLUMNS`' `DATA_TYPE` (`int`)

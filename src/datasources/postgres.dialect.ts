@@ -5,7 +5,7 @@ import type { Capabilities, ColumnKind, DatabaseRefusal, Dialect, IntrospectedTa
 import { TypeOrmPool } from './typeorm-pool';
 import { translatePostgresError } from './postgres-errors';
 import { SqlCompiler } from './sql-compiler';
-import { formatCommon } from './typeorm-introspection';
+import { formatCommon } from './value-format';
 
 /** PostgreSQL OIDs whose text form we keep as text (pg's default parses them into JS Dates). */
 const RAW_TEXT_OIDS = new Set([1082 /* date */, 1114 /* timestamp */, 1184 /* timestamptz */, 1083, 1266]);

@@ -6,7 +6,7 @@ import type { Capabilities, ColumnKind, DatabaseRefusal, Dialect, IntrospectedTa
 import { TypeOrmPool } from './typeorm-pool';
 import { translateSqliteError } from './sqlite-errors';
 import { ParamList, SqlCompiler } from './sql-compiler';
-import { formatCommon } from './typeorm-introspection';
+import { formatCommon } from './value-format';
 
 /** Maps a declared SQLite column type to a kind, following SQLite's affinity rules (sqlite.org/datatype3.html §3.1). */
 export function sqliteKind(declared: string): ColumnKind {

@@ -1,8 +1,7 @@
 import type { ColumnKind, ModelColumn } from './dialect';
 import { PostgresDialect } from './postgres.dialect';
 import { SqliteDialect } from './sqlite.dialect';
-import { formatCommon } from './typeorm-introspection';
-import { formatDate, formatExactNumber, formatInstant, formatLocalTimestamp } from './value-format';
+import { formatCommon, formatDate, formatExactNumber, formatInstant, formatLocalTimestamp } from './value-format';
 
 /** Output forms of CONTRACT.md §6 "Values". */
 

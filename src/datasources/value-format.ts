@@ -1,3 +1,5 @@
+import type { ModelColumn } from './dialect';
+
 /**
  * Value formatting shared by the adapters (CONTRACT.md §6 Values). Each takes the text a driver
  * returns with its date parsing switched off, so no process or session time zone is involved.
@@ -47,4 +49,38 @@ export function formatDate(value: string | Date): string {
 /** A 64-bit integer or decimal as exact decimal text (never through a float). */
 export function formatExactNumber(value: unknown): string {
   return typeof value === 'bigint' ? value.toString() : String(value);
+}
+
+/**
+ * Formatting shared by the adapters once the driver's value is in hand (CONTRACT.md §6 Values):
+ * dates and times from text, 64-bit integers and decimals as exact text, booleans from 0/1.
+ */
+export function formatCommon(column: ModelColumn, raw: unknown): unknown {
+  if (raw === null || raw === undefined) return null;
+  switch (column.kind) {
+    case 'timestamp':
+      return typeof raw === 'string' ? formatLocalTimestamp(raw) : String(raw);
+    case 'timestamptz':
+      return typeof raw === 'string' || raw instanceof Date ? formatInstant(raw) : String(raw);
+    case 'date':
+      return typeof raw === 'string' || raw instanceof Date ? formatDate(raw) : String(raw);
+    case 'bigint':
+    case 'decimal':
+      return formatExactNumber(raw);
+    case 'int':
+      // A 64-bit value beyond 2^53 (an SQLite INTEGER rowid) stays exact text: as ID it is
+      // shown whole, as Int GraphQL refuses it loudly instead of rounding it.
+      if (typeof raw === 'bigint') return Number.isSafeInteger(Number(raw)) ? Number(raw) : raw.toString();
+      return typeof raw === 'number' ? raw : Number(raw);
+    case 'float':
+      return typeof raw === 'number' ? raw : Number(raw);
+    case 'boolean':
+      return raw === true || raw === 1 || raw === 1n || raw === '1' || raw === 't' || raw === 'true';
+    case 'json':
+      return typeof raw === 'string' ? raw : JSON.stringify(raw);
+    default:
+      if (Buffer.isBuffer(raw)) return raw.toString('base64');
+      if (typeof raw === 'object') return JSON.stringify(raw);
+      return String(raw);
+  }
 }

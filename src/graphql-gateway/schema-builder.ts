@@ -198,7 +198,8 @@ export class VersionTypes {
       if (api.actions.insert) {
         mutations[`add${base}`] = {
           action: 'insert',
-          type: can.insertReturning ? factory.row(node) : new GraphQLNonNull(GraphQLBoolean),
+          // CONTRACT.md §6: `<Base>`, or `Boolean` (always `true`) where the row cannot come back.
+          type: can.insertReturning ? factory.row(node) : GraphQLBoolean,
           args: factory.writeArgs(node, 'insert'),
           resolve: addResolver(node, can) as never,
         };

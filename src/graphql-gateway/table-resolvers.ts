@@ -108,11 +108,12 @@ async function runWrite(
   try {
     return await conn.run(query);
   } catch (error) {
-    const refusal = conn.dialect.translateError(error, { table: tableRef(node.table), columns: node.table.columns, operation });
+    const refusal = conn.dialect.translateError(error, { table: tableRef(node.table), columns: node.table.columns, primaryKey: node.table.primaryKey, operation });
     if (!refusal) throw error;
-    // Some databases (SQLite) do not say which foreign key failed: when the write set exactly one
-    // foreign-key column, that is the one.
-    if (refusal.code === 'FOREIGN_KEY_VIOLATION' && refusal.field === null && operation !== 'delete') {
+    // Some databases (SQLite, SQL Server) do not say which foreign key failed: when an insert set
+    // exactly one foreign-key column, that is the one. (An update may instead have hit rows that
+    // depend on this one, so it is left as the database said.)
+    if (refusal.code === 'FOREIGN_KEY_VIOLATION' && refusal.field === null && operation === 'insert') {
       const fks = written.filter((v) => node.table.foreignKeys.some((fk) => fk.columns.includes(v.column)));
       if (fks.length === 1) {
         refusal.field = fks[0].column;
