@@ -2,7 +2,6 @@ import type {
   Capabilities,
   ColumnKind,
   CompiledQuery,
-  Condition,
   DatabaseRefusal,
   Dialect,
   InsertPlan,
@@ -16,7 +15,7 @@ import type {
 } from './dialect';
 import { translateMysqlError } from './mysql-errors';
 import { MysqlDecimal, MysqlPool } from './mysql-pool';
-import { likePattern, ParamList, SqlCompiler } from './sql-compiler';
+import { escapeLike, ParamList, SqlCompiler } from './sql-compiler';
 import { formatCommon, formatInstant } from './value-format';
 
 /**
@@ -93,9 +92,7 @@ const LIKE_ESCAPE = '|';
  * explicit ESCAPE, `\` is an ordinary character, as are `[` and `]`.
  */
 export function escapeMysqlLike(text: string): string {
-  let out = '';
-  for (const ch of text) out += ch === LIKE_ESCAPE || ch === '%' || ch === '_' ? LIKE_ESCAPE + ch : ch;
-  return out;
+  return escapeLike(text, '%_', LIKE_ESCAPE);
 }
 
 /**
@@ -266,21 +263,11 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
    * column compares too; the column's own collation never takes part. Escape `|`
    * ({@link escapeMysqlLike}).
    */
+  protected override readonly likeEscape = LIKE_ESCAPE;
+
   protected likeInsensitive(column: string, pattern: string): string {
     const folded = (sql: string) => `LOWER(CONVERT(${sql} USING utf8mb4) COLLATE utf8mb4_bin)`;
     return `${folded(column)} LIKE ${folded(pattern)} ESCAPE '${LIKE_ESCAPE}'`;
-  }
-
-  /** The `like` condition with `|` escaping ({@link escapeLikeText}); everything else as the base compiles it. */
-  protected override condition(c: Condition, params: ParamList): string {
-    if (c.kind !== 'like') return super.condition(c, params);
-    const pattern = likePattern(this.escapeLikeText(c.value), c.mode);
-    return this.likeInsensitive(this.quote(c.column), params.add(pattern));
-  }
-
-  /** Hook: the literal text of a `contains`/`startsWith`/`endsWith` as a pattern fragment. */
-  protected escapeLikeText(text: string): string {
-    return escapeMysqlLike(text);
   }
 
   /**

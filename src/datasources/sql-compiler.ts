@@ -30,12 +30,12 @@ export class ParamList {
 
 /**
  * Escapes LIKE wildcards so `contains`/`startsWith`/`endsWith` match literal text
- * (CONTRACT.md §6): `\`, `%`, `_` and the dialect's extra specials get a `\` before them; the
- * compiled predicate declares `ESCAPE '\'`.
+ * (CONTRACT.md §6): the escape character itself, `%`, `_` and the dialect's extra specials get
+ * the escape character before them; the compiled predicate declares `ESCAPE '<escape>'`.
  */
-export function escapeLike(text: string, specials = '%_'): string {
+export function escapeLike(text: string, specials = '%_', escape = '\\'): string {
   let out = '';
-  for (const ch of text) out += ch === '\\' || specials.includes(ch) ? '\\' + ch : ch;
+  for (const ch of text) out += ch === escape || specials.includes(ch) ? escape + ch : ch;
   return out;
 }
 
@@ -58,6 +58,8 @@ export abstract class SqlCompiler {
   protected abstract likeInsensitive(column: string, pattern: string): string;
   /** Characters besides `%` and `_` that LIKE treats specially on this database. */
   protected readonly likeSpecials: string = '%_';
+  /** The LIKE escape character the adapter's `likeInsensitive` declares with `ESCAPE`. */
+  protected readonly likeEscape: string = '\\';
 
   /**
    * One ORDER BY term. Empty values sort first under ASC and last under DESC on every database
@@ -170,7 +172,7 @@ export abstract class SqlCompiler {
         return `${this.quote(c.column)} ${c.negated ? 'NOT IN' : 'IN'} (${list})`;
       }
       case 'like': {
-        const pattern = likePattern(escapeLike(c.value, this.likeSpecials), c.mode);
+        const pattern = likePattern(escapeLike(c.value, this.likeSpecials, this.likeEscape), c.mode);
         return this.likeInsensitive(this.quote(c.column), params.add(pattern));
       }
     }

@@ -1,9 +1,8 @@
+import { GRAPHQL_NAME } from '../common/graphql-name';
 import { isKeyColumn, Navigation, navigationsOf, requiredColumns } from '../data-model/model-graph';
 import type { ModelColumn } from '../datasources/dialect';
 import type { FieldsTree, ModelTable, TableApiDefinition, VersionDefinition } from '../platform/version-definition';
 
-/** GraphQL names: `[_A-Za-z][_0-9A-Za-z]*` (GraphQL spec §2.1.9). */
-const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 /** One navigation field of a row type, and the row type it leads to. */
 export interface NavigationNode {

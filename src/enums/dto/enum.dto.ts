@@ -1,8 +1,7 @@
 import { Type } from 'class-transformer';
+import { GRAPHQL_NAME } from '../../common/graphql-name';
 import { ArrayNotEmpty, IsArray, IsOptional, IsString, Length, Matches, NotContains, ValidateNested } from 'class-validator';
 
-/** GraphQL names (`[_A-Za-z][_0-9A-Za-z]*`), as CONTRACT.md §3 requires of enum names and values. */
-const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 const NAME_MESSAGE = '$property must be a GraphQL name: a letter or _, then letters, digits or _';
 
 /** One value of an enum. */
