@@ -10,6 +10,18 @@ export enum ErrorCode {
   NotFound = 'NOT_FOUND',
   Conflict = 'CONFLICT',
   DatasourceUnreachable = 'DATASOURCE_UNREACHABLE',
+  /** A body in another media type than `application/json` (CONTRACT.md §2). */
+  UnsupportedMediaType = 'UNSUPPORTED_MEDIA_TYPE',
+  /** A throttle's ceiling reached; carries `retry-after` (CONTRACT.md §2, §6). */
+  TooManyRequests = 'TOO_MANY_REQUESTS',
+  /** A request whose worst-case rows exceed the ceiling (CONTRACT.md §6 Limits). */
+  QueryTooComplex = 'QUERY_TOO_COMPLEX',
+  /** A statement ran past its deadline (CONTRACT.md §6 Limits). */
+  Timeout = 'TIMEOUT',
+  /** A datasource that is down or whose pool gives no connection in time (CONTRACT.md §6). */
+  DatasourceUnavailable = 'DATASOURCE_UNAVAILABLE',
+  /** The app's definition cannot be served (CONTRACT.md §6 Error codes). */
+  ApiUnavailable = 'API_UNAVAILABLE',
   Internal = 'INTERNAL',
 }
 
@@ -22,6 +34,8 @@ export class DomainError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details: string[] = [],
+    /** Response headers the refusal carries (e.g. `retry-after` on 429), any transport. */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = 'DomainError';

@@ -17,6 +17,12 @@ export const HTTP_STATUS_OF: Record<ErrorCode, number> = {
   [ErrorCode.NotFound]: HttpStatus.NOT_FOUND,
   [ErrorCode.Conflict]: HttpStatus.CONFLICT,
   [ErrorCode.DatasourceUnreachable]: HttpStatus.BAD_REQUEST,
+  [ErrorCode.UnsupportedMediaType]: HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+  [ErrorCode.TooManyRequests]: HttpStatus.TOO_MANY_REQUESTS,
+  [ErrorCode.QueryTooComplex]: HttpStatus.BAD_REQUEST,
+  [ErrorCode.Timeout]: HttpStatus.SERVICE_UNAVAILABLE,
+  [ErrorCode.DatasourceUnavailable]: HttpStatus.SERVICE_UNAVAILABLE,
+  [ErrorCode.ApiUnavailable]: HttpStatus.SERVICE_UNAVAILABLE,
   [ErrorCode.Internal]: HttpStatus.INTERNAL_SERVER_ERROR,
 };
 
@@ -34,6 +40,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     const res = host.switchToHttp().getResponse<Response>();
     if (error instanceof DomainError) {
       const status = HTTP_STATUS_OF[error.code];
+      for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
       res.status(status).json({
         statusCode: status,
         code: error.code,

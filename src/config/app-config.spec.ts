@@ -48,6 +48,18 @@ describe('loadConfig defaults', () => {
       apiKeyRateLimitPerMinute: 600,
       dataDir: resolve(dataDir),
       sqliteDatasourceDir: resolve(dataDir, 'datasources'),
+      limits: {
+        queryBytes: 100_000,
+        queryTokens: 10_000,
+        fragmentSpreads: 1_000,
+        rows: 100_000,
+        skip: 100_000,
+        inList: 1_000,
+        booleanItems: 100,
+        responseBytes: 32 * 1024 * 1024,
+        documentCacheBytes: 8 * 1024 * 1024,
+      },
+      datasources: { statementTimeoutMs: 5_000, poolSize: 10, acquireTimeoutMs: 2_000 },
     });
   });
 
@@ -178,5 +190,19 @@ describe('loadConfig in production', () => {
     expect(config.production).toBe(true);
     expect(config.platformSecretSource).toBe('env');
     expect(config.adminPassword).toBe('long enough');
+  });
+});
+
+describe('request and datasource limits', () => {
+  it('reads each ceiling from its variable', () => {
+    const config = loadConfig(env({ LIMIT_ROWS: '500', STATEMENT_TIMEOUT_MS: '250', LIMIT_IN_LIST: '7' }), { demo: false });
+    expect(config.limits.rows).toBe(500);
+    expect(config.limits.inList).toBe(7);
+    expect(config.datasources.statementTimeoutMs).toBe(250);
+  });
+
+  it('names the variable of a ceiling that is not a whole number in range', () => {
+    expect(configError(() => loadConfig(env({ LIMIT_ROWS: '0' }), { demo: false })).variable).toBe('LIMIT_ROWS');
+    expect(configError(() => loadConfig(env({ STATEMENT_TIMEOUT_MS: '5s' }), { demo: false })).variable).toBe('STATEMENT_TIMEOUT_MS');
   });
 });

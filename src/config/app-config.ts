@@ -34,6 +34,45 @@ export interface AppConfig {
   dataDir: string;
   /** The only folder SQLite datasources may be opened from (a builder must not reach other files). */
   sqliteDatasourceDir: string;
+  /** Ceilings on what one GraphQL request may cost (CONTRACT.md §6 Limits). */
+  limits: RequestLimits;
+  /** Datasource pools and statement deadlines (CONTRACT.md §6 Limits, last row). */
+  datasources: DatasourceLimits;
+}
+
+/**
+ * What one GraphQL request may cost; every ceiling is checked before any SQL runs
+ * (CONTRACT.md §6 Limits). Each is configurable by the environment variable named in its doc.
+ */
+export interface RequestLimits {
+  /** `LIMIT_QUERY_BYTES`: query text size in bytes (UTF-8), default 100 KB. */
+  queryBytes: number;
+  /** `LIMIT_QUERY_TOKENS`: GraphQL tokens in one query text, default 10,000. */
+  queryTokens: number;
+  /** `LIMIT_FRAGMENT_SPREADS`: fragment spreads in one document, default 1,000. */
+  fragmentSpreads: number;
+  /** `LIMIT_ROWS`: worst-case rows of one request (the cost estimate), default 100,000. */
+  rows: number;
+  /** `LIMIT_SKIP`: the largest `skip`, default 100,000. */
+  skip: number;
+  /** `LIMIT_IN_LIST`: items in one `in`/`nin` list, default 1,000. */
+  inList: number;
+  /** `LIMIT_BOOLEAN_ITEMS`: `and`/`or` items in one request, default 100. */
+  booleanItems: number;
+  /** `LIMIT_RESPONSE_BYTES`: bytes of row data one request may read, default 32 MiB. */
+  responseBytes: number;
+  /** `DOCUMENT_CACHE_BYTES`: bytes of compiled operations kept per schema, default 8 MiB. */
+  documentCacheBytes: number;
+}
+
+/** Datasource pools and deadlines (CONTRACT.md §6 Limits; DESIGN.md Datasources). */
+export interface DatasourceLimits {
+  /** `STATEMENT_TIMEOUT_MS`: one SQL statement's run time in milliseconds, default 5,000. */
+  statementTimeoutMs: number;
+  /** `DATASOURCE_POOL_SIZE`: connections (and concurrent statements) per datasource, default 10. */
+  poolSize: number;
+  /** `DATASOURCE_ACQUIRE_TIMEOUT_MS`: wait for a free connection before `DATASOURCE_UNAVAILABLE`, default 2,000. */
+  acquireTimeoutMs: number;
 }
 
 /** A configuration value that cannot be used; the message names the variable and what to change. */
@@ -142,6 +181,22 @@ export function loadConfig(env: Env, defaults: { demo: boolean }): AppConfig {
     apiKeyRateLimitPerMinute: intIn(env, 'API_KEY_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000_000),
     dataDir,
     sqliteDatasourceDir: resolve(env.SQLITE_DATASOURCE_DIR || resolve(dataDir, 'datasources')),
+    limits: {
+      queryBytes: intIn(env, 'LIMIT_QUERY_BYTES', 100_000, 100, 10_000_000),
+      queryTokens: intIn(env, 'LIMIT_QUERY_TOKENS', 10_000, 10, 1_000_000),
+      fragmentSpreads: intIn(env, 'LIMIT_FRAGMENT_SPREADS', 1_000, 0, 100_000),
+      rows: intIn(env, 'LIMIT_ROWS', 100_000, 1, 100_000_000),
+      skip: intIn(env, 'LIMIT_SKIP', 100_000, 0, 1_000_000_000),
+      inList: intIn(env, 'LIMIT_IN_LIST', 1_000, 1, 100_000),
+      booleanItems: intIn(env, 'LIMIT_BOOLEAN_ITEMS', 100, 1, 100_000),
+      responseBytes: intIn(env, 'LIMIT_RESPONSE_BYTES', 32 * 1024 * 1024, 1024, 2 ** 31 - 1),
+      documentCacheBytes: intIn(env, 'DOCUMENT_CACHE_BYTES', 8 * 1024 * 1024, 0, 2 ** 31 - 1),
+    },
+    datasources: {
+      statementTimeoutMs: intIn(env, 'STATEMENT_TIMEOUT_MS', 5_000, 100, 3_600_000),
+      poolSize: intIn(env, 'DATASOURCE_POOL_SIZE', 10, 1, 1_000),
+      acquireTimeoutMs: intIn(env, 'DATASOURCE_ACQUIRE_TIMEOUT_MS', 2_000, 10, 600_000),
+    },
   };
 }
 

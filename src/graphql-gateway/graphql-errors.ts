@@ -13,6 +13,12 @@ export const GRAPHQL_CODE_OF: Record<ErrorCode, string> = {
   [ErrorCode.NotFound]: 'NOT_FOUND',
   [ErrorCode.Conflict]: 'CONFLICT',
   [ErrorCode.DatasourceUnreachable]: 'DATASOURCE_UNAVAILABLE',
+  [ErrorCode.UnsupportedMediaType]: 'BAD_REQUEST',
+  [ErrorCode.TooManyRequests]: 'RATE_LIMITED',
+  [ErrorCode.QueryTooComplex]: 'QUERY_TOO_COMPLEX',
+  [ErrorCode.Timeout]: 'TIMEOUT',
+  [ErrorCode.DatasourceUnavailable]: 'DATASOURCE_UNAVAILABLE',
+  [ErrorCode.ApiUnavailable]: 'API_UNAVAILABLE',
   [ErrorCode.Internal]: 'INTERNAL_SERVER_ERROR',
 };
 
@@ -31,6 +37,8 @@ export class DatabaseRefusalError extends Error {
 /** An HTTP-level refusal of the endpoint: status and GraphQL-shaped body (CONTRACT.md §6). */
 export interface GatewayRefusal {
   status: number;
+  /** Response headers of the refusal (e.g. `retry-after`). */
+  headers: Record<string, string>;
   body: { errors: { message: string; extensions: { code: string } }[] };
 }
 
@@ -38,6 +46,7 @@ export interface GatewayRefusal {
 export function refusalOf(error: DomainError): GatewayRefusal {
   return {
     status: HTTP_STATUS_OF[error.code],
+    headers: error.headers,
     body: { errors: [{ message: error.message, extensions: { code: GRAPHQL_CODE_OF[error.code] } }] },
   };
 }

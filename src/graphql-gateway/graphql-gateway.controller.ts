@@ -70,6 +70,7 @@ export class GraphqlGatewayController {
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       const refusal = refusalOf(error);
+      for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
       res.status(refusal.status).json(refusal.body);
     }
   }
