@@ -1,11 +1,21 @@
 import { MigrationInterface, QueryRunner, Table, TableForeignKey, TableIndex } from 'typeorm';
 
 const id = { name: 'id', type: 'varchar', length: '36', isPrimary: true };
-const at = (name: string, isNullable = false) => ({ name, type: 'varchar', length: '32', isNullable });
+const at = (name: string, isNullable = false) => ({
+  name,
+  type: 'varchar',
+  length: '32',
+  isNullable,
+});
 /** `app_id`, and its foreign key: rows of an app go when the app goes. */
 const appId = { name: 'app_id', type: 'varchar', length: '36' };
 const appForeignKey = () =>
-  new TableForeignKey({ columnNames: ['app_id'], referencedTableName: 'app', referencedColumnNames: ['id'], onDelete: 'CASCADE' });
+  new TableForeignKey({
+    columnNames: ['app_id'],
+    referencedTableName: 'app',
+    referencedColumnNames: ['id'],
+    onDelete: 'CASCADE',
+  });
 
 /**
  * The first metadata schema. Written with QueryRunner's Table API only, so the same file runs on
@@ -92,6 +102,7 @@ export class InitialSchema1763683200000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const t of ['api_key', 'datasource', 'app_version', 'app', 'account']) await q.dropTable(t);
+    for (const t of ['api_key', 'datasource', 'app_version', 'app', 'account'])
+      await q.dropTable(t);
   }
 }

@@ -8,7 +8,10 @@ export class DatasourceServerVersion1763769600000 implements MigrationInterface 
   name = 'DatasourceServerVersion1763769600000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.addColumn('datasource', new TableColumn({ name: 'server_version', type: 'varchar', length: '200', isNullable: true }));
+    await q.addColumn(
+      'datasource',
+      new TableColumn({ name: 'server_version', type: 'varchar', length: '200', isNullable: true }),
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

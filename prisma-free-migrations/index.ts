@@ -2,4 +2,7 @@ import { InitialSchema1763683200000 } from './1763683200000-initial-schema';
 import { DatasourceServerVersion1763769600000 } from './1763769600000-datasource-server-version';
 
 /** Every metadata migration, oldest first; run at start on SQLite and PostgreSQL alike. */
-export const METADATA_MIGRATIONS = [InitialSchema1763683200000, DatasourceServerVersion1763769600000];
+export const METADATA_MIGRATIONS = [
+  InitialSchema1763683200000,
+  DatasourceServerVersion1763769600000,
+];

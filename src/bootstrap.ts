@@ -14,12 +14,22 @@ import { AccountsService } from './platform/accounts.service';
  * cookies, the first administrator and, with `DEMO=1` on an empty store, the demo app.
  * Used by `main.ts` and by the e2e suites, so tests run the service exactly as it starts.
  */
-export async function createApp(config: AppConfig, options: { logger?: false } = {}): Promise<NestExpressApplication> {
-  const logger = options.logger === false ? false : new ConsoleLogger({ json: config.production, prefix: 'tablegraph' });
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressAdapter(), {
-    logger,
-    bufferLogs: false,
-  });
+export async function createApp(
+  config: AppConfig,
+  options: { logger?: false } = {},
+): Promise<NestExpressApplication> {
+  const logger =
+    options.logger === false
+      ? false
+      : new ConsoleLogger({ json: config.production, prefix: 'tablegraph' });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(config),
+    new ExpressAdapter(),
+    {
+      logger,
+      bufferLogs: false,
+    },
+  );
   app.use(cookieParser());
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(createValidationPipe());
@@ -28,12 +38,17 @@ export async function createApp(config: AppConfig, options: { logger?: false } =
   await app.init();
   await app.get(AccountsService).ensureFirstAdmin();
   if (!config.redisUrl) {
-    new Logger('Config').warn('REDIS_URL is not set: rate-limit counters and change events stay in this process (single instance only)');
+    new Logger('Config').warn(
+      'REDIS_URL is not set: rate-limit counters and change events stay in this process (single instance only)',
+    );
   }
   return app;
 }
 
 /** Seeds the demo app when configured and the store is empty; returns the key to print, if any. */
-export async function seedDemo(app: INestApplication, config: AppConfig): Promise<{ address: string; key: string } | null> {
+export async function seedDemo(
+  app: INestApplication,
+  config: AppConfig,
+): Promise<{ address: string; key: string } | null> {
   return config.demo ? app.get(DemoService).seedIfEmpty() : null;
 }

@@ -10,15 +10,33 @@ import { AppVersionEntity } from './platform/entities/app-version.entity';
 import { AppEntity } from './platform/entities/app.entity';
 
 /** Every metadata entity. */
-export const METADATA_ENTITIES = [AccountEntity, AppEntity, AppVersionEntity, DatasourceEntity, ApiKeyEntity];
+export const METADATA_ENTITIES = [
+  AccountEntity,
+  AppEntity,
+  AppVersionEntity,
+  DatasourceEntity,
+  ApiKeyEntity,
+];
 
 /**
  * TypeORM options of the metadata store: embedded SQLite (WAL) or PostgreSQL. Migrations run at
  * start; `synchronize` stays off (schema changes only through `prisma-free-migrations/`).
  */
 export function metadataStoreOptions(store: MetadataStoreConfig): DataSourceOptions {
-  const common = { entities: METADATA_ENTITIES, migrations: METADATA_MIGRATIONS, migrationsRun: true, synchronize: false, logging: false } as const;
-  if (store.kind === 'postgres') return { ...common, type: 'postgres', url: store.url, poolSize: 10 };
+  const common = {
+    entities: METADATA_ENTITIES,
+    migrations: METADATA_MIGRATIONS,
+    migrationsRun: true,
+    synchronize: false,
+    logging: false,
+  } as const;
+  if (store.kind === 'postgres')
+    return { ...common, type: 'postgres', url: store.url, poolSize: 10 };
   if (store.file !== ':memory:') mkdirSync(dirname(store.file), { recursive: true });
-  return { ...common, type: 'better-sqlite3', database: store.file, enableWAL: store.file !== ':memory:' };
+  return {
+    ...common,
+    type: 'better-sqlite3',
+    database: store.file,
+    enableWAL: store.file !== ':memory:',
+  };
 }

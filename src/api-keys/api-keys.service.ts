@@ -75,13 +75,21 @@ export class ApiKeysService {
    * Creates a key. @returns the view plus `key`, the only time it is shown.
    * @throws DomainError INVALID_INPUT (scope, past `expiresAt`), NOT_FOUND (an app of the scope).
    */
-  async create(input: { name: string; scope: ScopeEntry[]; rateLimitPerMinute?: number; expiresAt?: string }): Promise<ApiKeyView & { key: string }> {
+  async create(input: {
+    name: string;
+    scope: ScopeEntry[];
+    rateLimitPerMinute?: number;
+    expiresAt?: string;
+  }): Promise<ApiKeyView & { key: string }> {
     const problems: string[] = [];
     input.scope.forEach((s, i) => {
-      const ok = s.endpoints === 'all' || (Array.isArray(s.endpoints) && s.endpoints.every((e) => typeof e === 'string'));
+      const ok =
+        s.endpoints === 'all' ||
+        (Array.isArray(s.endpoints) && s.endpoints.every((e) => typeof e === 'string'));
       if (!ok) problems.push(`scope.${i}.endpoints must be "all" or a list of API ids`);
     });
-    if (input.expiresAt && !(new Date(input.expiresAt).getTime() > Date.now())) problems.push('expiresAt must be in the future');
+    if (input.expiresAt && !(new Date(input.expiresAt).getTime() > Date.now()))
+      problems.push('expiresAt must be in the future');
     if (problems.length) throw invalidInput('Invalid API key request', problems);
     for (const s of input.scope) await this.apps.get(s.appId);
     const key = `tgk_${randomBytes(32).toString('base64url')}`;
@@ -109,7 +117,10 @@ export class ApiKeysService {
 
   /** Revokes a key for good. @throws DomainError NOT_FOUND, CONFLICT (already revoked). */
   async revoke(id: string): Promise<{ status: 'revoked' }> {
-    const res = await this.keys.update({ id, status: 'active' }, { status: 'revoked', revokedAt: new Date().toISOString() });
+    const res = await this.keys.update(
+      { id, status: 'active' },
+      { status: 'revoked', revokedAt: new Date().toISOString() },
+    );
     if (res.affected !== 1) {
       if (!(await this.keys.existsBy({ id }))) throw notFound('API key', id);
       throw ApiKeyErrors.alreadyRevoked();
@@ -126,21 +137,30 @@ export class ApiKeysService {
     const entity = await this.keys.findOneBy({ keyHash: hashKey(key) });
     if (!entity) throw ApiKeyErrors.invalid();
     if (entity.status === 'revoked') throw ApiKeyErrors.revoked();
-    if (entity.expiresAt && new Date(entity.expiresAt).getTime() <= Date.now()) throw ApiKeyErrors.expired();
+    if (entity.expiresAt && new Date(entity.expiresAt).getTime() <= Date.now())
+      throw ApiKeyErrors.expired();
     await this.touch(entity);
-    return { keyId: entity.id, scope: JSON.parse(entity.scope) as ScopeEntry[], rateLimitPerMinute: entity.rateLimitPerMinute };
+    return {
+      keyId: entity.id,
+      scope: JSON.parse(entity.scope) as ScopeEntry[],
+      rateLimitPerMinute: entity.rateLimitPerMinute,
+    };
   }
 
   /** Writes `lastUsedAt` when it is unset or older than a minute (one conditional UPDATE). */
   private async touch(entity: ApiKeyEntity): Promise<void> {
     const now = Date.now();
-    if (entity.lastUsedAt && now - new Date(entity.lastUsedAt).getTime() < LAST_USED_RESOLUTION_MS) return;
+    if (entity.lastUsedAt && now - new Date(entity.lastUsedAt).getTime() < LAST_USED_RESOLUTION_MS)
+      return;
     const stale = new Date(now - LAST_USED_RESOLUTION_MS).toISOString();
     await this.keys
       .createQueryBuilder()
       .update(ApiKeyEntity)
       .set({ lastUsedAt: new Date(now).toISOString() })
-      .where('id = :id AND (last_used_at IS NULL OR last_used_at < :stale)', { id: entity.id, stale })
+      .where('id = :id AND (last_used_at IS NULL OR last_used_at < :stale)', {
+        id: entity.id,
+        stale,
+      })
       .execute();
   }
 }

@@ -57,7 +57,9 @@ export class HttpErrorFilter implements ExceptionFilter {
       res.status(status).json({ statusCode: status, message });
       return;
     }
-    this.logger.error(`Unhandled ${(error as Error)?.name ?? 'error'}: ${(error as Error)?.message}`);
+    this.logger.error(
+      `Unhandled ${(error as Error)?.name ?? 'error'}: ${(error as Error)?.message}`,
+    );
     res
       .status(HttpStatus.INTERNAL_SERVER_ERROR)
       .json({ statusCode: 500, code: ErrorCode.Internal, message: 'Internal server error' });

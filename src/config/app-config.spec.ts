@@ -70,7 +70,10 @@ describe('loadConfig defaults', () => {
   });
 
   it('treats empty values as unset', () => {
-    const config = loadConfig(env({ PORT: '', DATABASE_URL: '', REDIS_URL: '', DEMO: '', HOST: '' }), { demo: false });
+    const config = loadConfig(
+      env({ PORT: '', DATABASE_URL: '', REDIS_URL: '', DEMO: '', HOST: '' }),
+      { demo: false },
+    );
     expect(config.port).toBe(3000);
     expect(config.host).toBe('127.0.0.1');
     expect(config.metadataStore).toEqual({ kind: 'sqlite', file: resolve(dataDir, 'platform.db') });
@@ -93,7 +96,10 @@ describe('loadConfig defaults', () => {
     );
     expect(config.port).toBe(8080);
     expect(config.host).toBe('0.0.0.0');
-    expect(config.metadataStore).toEqual({ kind: 'postgres', url: 'postgres://user:pw@db.internal:5432/platform' });
+    expect(config.metadataStore).toEqual({
+      kind: 'postgres',
+      url: 'postgres://user:pw@db.internal:5432/platform',
+    });
     expect(config.redisUrl).toBe('rediss://cache:6380/0');
     expect(config.adminEmail).toBe('root@example.com');
     expect(config.adminPassword).toBe('correct horse');
@@ -103,8 +109,12 @@ describe('loadConfig defaults', () => {
 
   it('accepts a sqlite: DATABASE_URL (file resolved, :memory: kept)', () => {
     const file = join(dataDir, 'meta.db');
-    expect(loadConfig(env({ DATABASE_URL: `sqlite:${file}` }), { demo: false }).metadataStore).toEqual({ kind: 'sqlite', file: resolve(file) });
-    expect(loadConfig(env({ DATABASE_URL: 'sqlite::memory:' }), { demo: false }).metadataStore).toEqual({ kind: 'sqlite', file: ':memory:' });
+    expect(
+      loadConfig(env({ DATABASE_URL: `sqlite:${file}` }), { demo: false }).metadataStore,
+    ).toEqual({ kind: 'sqlite', file: resolve(file) });
+    expect(
+      loadConfig(env({ DATABASE_URL: 'sqlite::memory:' }), { demo: false }).metadataStore,
+    ).toEqual({ kind: 'sqlite', file: ':memory:' });
   });
 
   it('in development without PLATFORM_SECRET, generates one into DATA_DIR once and reuses it', () => {
@@ -129,7 +139,13 @@ describe('loadConfig refusals name the variable', () => {
     expect(error.message).toContain(`"${port}"`);
   });
 
-  it.each(['mysql://db/platform', 'platform.db', 'sqlite:', 'postgres://[bad/db', 'postgres://u:p@host:99999/db'])('DATABASE_URL=%j', (url) => {
+  it.each([
+    'mysql://db/platform',
+    'platform.db',
+    'sqlite:',
+    'postgres://[bad/db',
+    'postgres://u:p@host:99999/db',
+  ])('DATABASE_URL=%j', (url) => {
     const error = configError(() => loadConfig(env({ DATABASE_URL: url }), { demo: false }));
     expect(error.variable).toBe('DATABASE_URL');
     expect(error.message.startsWith('DATABASE_URL: ')).toBe(true);
@@ -142,28 +158,40 @@ describe('loadConfig refusals name the variable', () => {
   });
 
   it('a PLATFORM_SECRET shorter than 32 characters', () => {
-    const error = configError(() => loadConfig(env({ PLATFORM_SECRET: 'y'.repeat(31) }), { demo: false }));
+    const error = configError(() =>
+      loadConfig(env({ PLATFORM_SECRET: 'y'.repeat(31) }), { demo: false }),
+    );
     expect(error.variable).toBe('PLATFORM_SECRET');
     expect(error.message).toBe('PLATFORM_SECRET: must be at least 32 characters');
-    expect(loadConfig(env({ PLATFORM_SECRET: 'y'.repeat(32) }), { demo: false }).platformSecret).toBe('y'.repeat(32));
+    expect(
+      loadConfig(env({ PLATFORM_SECRET: 'y'.repeat(32) }), { demo: false }).platformSecret,
+    ).toBe('y'.repeat(32));
   });
 
   it('ADMIN_EMAIL that is not an email, ADMIN_PASSWORD shorter than 8', () => {
-    expect(configError(() => loadConfig(env({ ADMIN_EMAIL: 'admin' }), { demo: false })).variable).toBe('ADMIN_EMAIL');
-    expect(configError(() => loadConfig(env({ ADMIN_PASSWORD: 'short' }), { demo: false })).variable).toBe('ADMIN_PASSWORD');
+    expect(
+      configError(() => loadConfig(env({ ADMIN_EMAIL: 'admin' }), { demo: false })).variable,
+    ).toBe('ADMIN_EMAIL');
+    expect(
+      configError(() => loadConfig(env({ ADMIN_PASSWORD: 'short' }), { demo: false })).variable,
+    ).toBe('ADMIN_PASSWORD');
   });
 
   it('DEMO other than 1/0/true/false', () => {
-    expect(configError(() => loadConfig(env({ DEMO: 'yes' }), { demo: false })).variable).toBe('DEMO');
+    expect(configError(() => loadConfig(env({ DEMO: 'yes' }), { demo: false })).variable).toBe(
+      'DEMO',
+    );
   });
 
   it('API_KEY_RATE_LIMIT_PER_MINUTE must be a positive whole number', () => {
-    expect(configError(() => loadConfig(env({ API_KEY_RATE_LIMIT_PER_MINUTE: '0' }), { demo: false })).variable).toBe(
-      'API_KEY_RATE_LIMIT_PER_MINUTE',
-    );
-    expect(configError(() => loadConfig(env({ API_KEY_RATE_LIMIT_PER_MINUTE: 'many' }), { demo: false })).variable).toBe(
-      'API_KEY_RATE_LIMIT_PER_MINUTE',
-    );
+    expect(
+      configError(() => loadConfig(env({ API_KEY_RATE_LIMIT_PER_MINUTE: '0' }), { demo: false }))
+        .variable,
+    ).toBe('API_KEY_RATE_LIMIT_PER_MINUTE');
+    expect(
+      configError(() => loadConfig(env({ API_KEY_RATE_LIMIT_PER_MINUTE: 'many' }), { demo: false }))
+        .variable,
+    ).toBe('API_KEY_RATE_LIMIT_PER_MINUTE');
   });
 });
 
@@ -172,7 +200,9 @@ describe('loadConfig in production', () => {
 
   it('requires PLATFORM_SECRET', () => {
     const dir = join(dataDir, 'prod-no-secret');
-    const error = configError(() => loadConfig({ ...production, DATA_DIR: dir, ADMIN_PASSWORD: 'long enough' }, { demo: false }));
+    const error = configError(() =>
+      loadConfig({ ...production, DATA_DIR: dir, ADMIN_PASSWORD: 'long enough' }, { demo: false }),
+    );
     expect(error.variable).toBe('PLATFORM_SECRET');
     expect(error.message).toBe('PLATFORM_SECRET: is required when NODE_ENV=production');
     // Nothing is generated in production.
@@ -180,13 +210,18 @@ describe('loadConfig in production', () => {
   });
 
   it('requires ADMIN_PASSWORD', () => {
-    const error = configError(() => loadConfig({ ...production, DATA_DIR: dataDir, PLATFORM_SECRET: SECRET }, { demo: false }));
+    const error = configError(() =>
+      loadConfig({ ...production, DATA_DIR: dataDir, PLATFORM_SECRET: SECRET }, { demo: false }),
+    );
     expect(error.variable).toBe('ADMIN_PASSWORD');
     expect(error.message).toBe('ADMIN_PASSWORD: is required when NODE_ENV=production');
   });
 
   it('starts with both', () => {
-    const config = loadConfig({ ...production, DATA_DIR: dataDir, PLATFORM_SECRET: SECRET, ADMIN_PASSWORD: 'long enough' }, { demo: false });
+    const config = loadConfig(
+      { ...production, DATA_DIR: dataDir, PLATFORM_SECRET: SECRET, ADMIN_PASSWORD: 'long enough' },
+      { demo: false },
+    );
     expect(config.production).toBe(true);
     expect(config.platformSecretSource).toBe('env');
     expect(config.adminPassword).toBe('long enough');
@@ -195,14 +230,21 @@ describe('loadConfig in production', () => {
 
 describe('request and datasource limits', () => {
   it('reads each ceiling from its variable', () => {
-    const config = loadConfig(env({ LIMIT_ROWS: '500', STATEMENT_TIMEOUT_MS: '250', LIMIT_IN_LIST: '7' }), { demo: false });
+    const config = loadConfig(
+      env({ LIMIT_ROWS: '500', STATEMENT_TIMEOUT_MS: '250', LIMIT_IN_LIST: '7' }),
+      { demo: false },
+    );
     expect(config.limits.rows).toBe(500);
     expect(config.limits.inList).toBe(7);
     expect(config.datasources.statementTimeoutMs).toBe(250);
   });
 
   it('names the variable of a ceiling that is not a whole number in range', () => {
-    expect(configError(() => loadConfig(env({ LIMIT_ROWS: '0' }), { demo: false })).variable).toBe('LIMIT_ROWS');
-    expect(configError(() => loadConfig(env({ STATEMENT_TIMEOUT_MS: '5s' }), { demo: false })).variable).toBe('STATEMENT_TIMEOUT_MS');
+    expect(configError(() => loadConfig(env({ LIMIT_ROWS: '0' }), { demo: false })).variable).toBe(
+      'LIMIT_ROWS',
+    );
+    expect(
+      configError(() => loadConfig(env({ STATEMENT_TIMEOUT_MS: '5s' }), { demo: false })).variable,
+    ).toBe('STATEMENT_TIMEOUT_MS');
   });
 });

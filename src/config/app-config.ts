@@ -4,8 +4,7 @@ import { dirname, resolve } from 'node:path';
 
 /** Where the metadata store lives: embedded SQLite file or a PostgreSQL URL. */
 export type MetadataStoreConfig =
-  | { kind: 'sqlite'; file: string }
-  | { kind: 'postgres'; url: string };
+  { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
 
 /**
  * The validated process configuration (CONTRACT.md §1). Built once at start by {@link loadConfig};
@@ -107,10 +106,15 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
 
 function metadataStore(env: Env, dataDir: string): MetadataStoreConfig {
   const raw = env.DATABASE_URL;
-  if (raw === undefined || raw === '') return { kind: 'sqlite', file: resolve(dataDir, 'platform.db') };
+  if (raw === undefined || raw === '')
+    return { kind: 'sqlite', file: resolve(dataDir, 'platform.db') };
   if (raw.startsWith('sqlite:')) {
     const file = raw.slice('sqlite:'.length);
-    if (!file) throw new ConfigError('DATABASE_URL', 'sqlite: needs a file, as in sqlite:./data/platform.db');
+    if (!file)
+      throw new ConfigError(
+        'DATABASE_URL',
+        'sqlite: needs a file, as in sqlite:./data/platform.db',
+      );
     return { kind: 'sqlite', file: file === ':memory:' ? file : resolve(file) };
   }
   if (/^postgres(ql)?:\/\//.test(raw)) {
@@ -134,7 +138,8 @@ function platformSecret(env: Env, production: boolean, dataDir: string) {
   // Development only: generated once and kept beside the embedded store so sessions and encrypted
   // datasource credentials survive restarts.
   const file = resolve(dataDir, 'platform-secret');
-  if (existsSync(file)) return { secret: readFileSync(file, 'utf8').trim(), source: 'file' as const };
+  if (existsSync(file))
+    return { secret: readFileSync(file, 'utf8').trim(), source: 'file' as const };
   mkdirSync(dirname(file), { recursive: true });
   const secret = randomBytes(48).toString('base64url');
   writeFileSync(file, secret + '\n', { mode: 0o600 });
@@ -153,7 +158,8 @@ export function loadConfig(env: Env, defaults: { demo: boolean }): AppConfig {
   const dataDir = resolve(env.DATA_DIR || './data');
   const host = env.HOST || '127.0.0.1';
   const email = env.ADMIN_EMAIL || 'admin@localhost';
-  if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new ConfigError('ADMIN_EMAIL', 'is not an email address');
+  if (!/^[^\s@]+@[^\s@]+$/.test(email))
+    throw new ConfigError('ADMIN_EMAIL', 'is not an email address');
   const password = env.ADMIN_PASSWORD || null;
   if (password !== null && password.length < 8) {
     throw new ConfigError('ADMIN_PASSWORD', 'must be at least 8 characters');

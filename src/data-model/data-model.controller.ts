@@ -5,7 +5,12 @@ import { CurrentSession } from '../platform/current-session.decorator';
 import type { PlatformSession } from '../platform/sessions.service';
 import { DataModelService, ModelGroupView, ModelTableView } from './data-model.service';
 import { DatasourcesService, DatasourceView } from './datasources.service';
-import { CreateDatasourceDto, ImportTablesDto, UpdateModelFieldDto, UpdateModelTableDto } from './dto/data-model.dto';
+import {
+  CreateDatasourceDto,
+  ImportTablesDto,
+  UpdateModelFieldDto,
+  UpdateModelTableDto,
+} from './dto/data-model.dto';
 
 /** Datasources and the data model of an app (CONTRACT.md §3); builders and administrators. */
 @Controller('api/apps/:appId')
@@ -18,7 +23,10 @@ export class DataModelController {
 
   /** `POST …/datasources` → `201 {id, name, type}` after a successful trial connection. */
   @Post('datasources')
-  async createDatasource(@Param('appId') appId: string, @Body() body: CreateDatasourceDto): Promise<DatasourceView> {
+  async createDatasource(
+    @Param('appId') appId: string,
+    @Body() body: CreateDatasourceDto,
+  ): Promise<DatasourceView> {
     await this.apps.get(appId);
     return this.datasources.create(appId, body);
   }

@@ -31,16 +31,27 @@ const DEFAULT_SCHEMAS = ['public', 'dbo', 'main'];
  * exactly, a bare `table` by name (in the default schema when several schemas have it).
  * @returns the references, and one problem per name that matches no table or is ambiguous.
  */
-export function resolveTableNames(names: string[], available: TableRef[]): { refs: TableRef[]; problems: string[] } {
+export function resolveTableNames(
+  names: string[],
+  available: TableRef[],
+): { refs: TableRef[]; problems: string[] } {
   const refs: TableRef[] = [];
   const problems: string[] = [];
   for (const text of names) {
-    const exact = available.filter((t) => `${t.schema ?? 'main'}.${t.name}` === text || (t.schema === null && t.name === text));
+    const exact = available.filter(
+      (t) => `${t.schema ?? 'main'}.${t.name}` === text || (t.schema === null && t.name === text),
+    );
     const byName = exact.length ? exact : available.filter((t) => t.name === text);
-    const chosen = byName.length > 1 ? byName.filter((t) => DEFAULT_SCHEMAS.includes(t.schema ?? 'main')) : byName;
+    const chosen =
+      byName.length > 1
+        ? byName.filter((t) => DEFAULT_SCHEMAS.includes(t.schema ?? 'main'))
+        : byName;
     if (chosen.length === 1) refs.push(chosen[0]);
     else if (byName.length === 0) problems.push(`no table "${text}"`);
-    else problems.push(`"${text}" is in several schemas; name one: ${byName.map((t) => `${t.schema}.${t.name}`).join(', ')}`);
+    else
+      problems.push(
+        `"${text}" is in several schemas; name one: ${byName.map((t) => `${t.schema}.${t.name}`).join(', ')}`,
+      );
   }
   return { refs, problems };
 }
@@ -61,7 +72,12 @@ export class DataModelService {
    * @throws DomainError NOT_FOUND (datasource), INVALID_INPUT listing every name that matches no
    * table or several ({@link resolveTableNames}).
    */
-  async import(appId: string, accountId: string, datasourceId: string, names: string[]): Promise<ModelTableView[]> {
+  async import(
+    appId: string,
+    accountId: string,
+    datasourceId: string,
+    names: string[],
+  ): Promise<ModelTableView[]> {
     const tables = await this.datasources.introspect(appId, datasourceId, (available) => {
       const { refs, problems } = resolveTableNames(names, available);
       if (problems.length) throw invalidInput('Some tables cannot be imported', problems);
@@ -84,13 +100,25 @@ export class DataModelService {
         const tables = def.tables.filter(
           (t) => t.datasourceId === ds.id && (dsMatches || t.name.toLowerCase().includes(needle)),
         );
-        return { datasource: { id: ds.id, name: ds.name }, tables: tables.map((t) => this.view(def, t)) };
+        return {
+          datasource: { id: ds.id, name: ds.name },
+          tables: tables.map((t) => this.view(def, t)),
+        };
       })
-      .filter((g) => g.tables.length > 0 || (needle !== '' && g.datasource.name.toLowerCase().includes(needle)));
+      .filter(
+        (g) =>
+          g.tables.length > 0 ||
+          (needle !== '' && g.datasource.name.toLowerCase().includes(needle)),
+      );
   }
 
   /** Activates or deactivates a model table. @throws DomainError NOT_FOUND. */
-  async update(appId: string, accountId: string, tableName: string, change: { active?: boolean }): Promise<ModelTableView> {
+  async update(
+    appId: string,
+    accountId: string,
+    tableName: string,
+    change: { active?: boolean },
+  ): Promise<ModelTableView> {
     return this.versions.edit(appId, accountId, (def) => {
       const table = def.tables.find((t) => t.name === tableName);
       if (!table) throw notFound('Model table', tableName);
@@ -103,7 +131,13 @@ export class DataModelService {
    * Assigns an app enum to a text column, or clears it (`null`).
    * @throws DomainError NOT_FOUND (table, field), INVALID_INPUT (no such enum, not a text column).
    */
-  async updateField(appId: string, accountId: string, tableName: string, fieldName: string, change: { enum?: string | null }): Promise<ModelTableView> {
+  async updateField(
+    appId: string,
+    accountId: string,
+    tableName: string,
+    fieldName: string,
+    change: { enum?: string | null },
+  ): Promise<ModelTableView> {
     return this.versions.edit(appId, accountId, (def) => {
       const table = def.tables.find((t) => t.name === tableName);
       if (!table) throw notFound('Model table', tableName);
@@ -111,8 +145,12 @@ export class DataModelService {
       if (!column) throw notFound('Field', `${tableName}.${fieldName}`);
       if (change.enum !== undefined) {
         if (change.enum !== null) {
-          if (!def.enums.some((e) => e.name === change.enum)) throw invalidInput(`There is no enum "${change.enum}"; create it first`);
-          if (column.kind !== 'text') throw invalidInput(`${fieldName} holds ${column.dbType}; only text columns take an enum`);
+          if (!def.enums.some((e) => e.name === change.enum))
+            throw invalidInput(`There is no enum "${change.enum}"; create it first`);
+          if (column.kind !== 'text')
+            throw invalidInput(
+              `${fieldName} holds ${column.dbType}; only text columns take an enum`,
+            );
         }
         column.enum = change.enum;
       }
@@ -122,7 +160,10 @@ export class DataModelService {
 
   private upsert(def: VersionDefinition, datasourceId: string, t: IntrospectedTable): ModelTable {
     const existing = def.tables.find(
-      (m) => m.datasourceId === datasourceId && m.dbName === t.dbName && (m.schema ?? null) === (t.schema ?? null),
+      (m) =>
+        m.datasourceId === datasourceId &&
+        m.dbName === t.dbName &&
+        (m.schema ?? null) === (t.schema ?? null),
     );
     if (existing) {
       // Refresh: new columns appear, dropped ones go; a kept column keeps its enum assignment.

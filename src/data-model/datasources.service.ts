@@ -6,7 +6,10 @@ import { DomainError, ErrorCode, notFound } from '../common/domain-error';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { confineSqliteUrl } from '../datasources/sqlite.dialect';
-import { DatasourceConnection, DatasourcePoolsService } from '../datasources/datasource-pools.service';
+import {
+  DatasourceConnection,
+  DatasourcePoolsService,
+} from '../datasources/datasource-pools.service';
 import type { Capabilities, IntrospectedTable, TableRef } from '../datasources/dialect';
 import { SecretBoxService } from '../platform/secret-box.service';
 import { DatasourceEntity } from './entities/datasource.entity';
@@ -41,12 +44,23 @@ export class DatasourcesService {
    * @throws DomainError INVALID_INPUT (type, URL), CONFLICT (name taken), DATASOURCE_UNREACHABLE
    * (driver's reason, no password).
    */
-  async create(appId: string, input: { name: string; type: string; url: string }): Promise<DatasourceView> {
+  async create(
+    appId: string,
+    input: { name: string; type: string; url: string },
+  ): Promise<DatasourceView> {
     if (await this.datasources.existsBy({ appId, name: input.name })) {
-      throw new DomainError(ErrorCode.Conflict, `The app has a datasource named "${input.name}" already; choose another name`);
+      throw new DomainError(
+        ErrorCode.Conflict,
+        `The app has a datasource named "${input.name}" already; choose another name`,
+      );
     }
-    const url = input.type === 'sqlite' ? confineSqliteUrl(input.url, this.config.sqliteDatasourceDir) : input.url;
-    const serverVersion = await this.pools.withConnection(input.type, url, (pool) => pool.serverVersion());
+    const url =
+      input.type === 'sqlite'
+        ? confineSqliteUrl(input.url, this.config.sqliteDatasourceDir)
+        : input.url;
+    const serverVersion = await this.pools.withConnection(input.type, url, (pool) =>
+      pool.serverVersion(),
+    );
     const entity = this.datasources.create({
       id: randomUUID(),
       appId,
@@ -62,7 +76,9 @@ export class DatasourcesService {
 
   /** The app's datasources. */
   async list(appId: string): Promise<DatasourceView[]> {
-    return (await this.datasources.find({ where: { appId }, order: { createdAt: 'ASC' } })).map(view);
+    return (await this.datasources.find({ where: { appId }, order: { createdAt: 'ASC' } })).map(
+      view,
+    );
   }
 
   /** One datasource of the app. @throws DomainError NOT_FOUND. */
@@ -73,8 +89,10 @@ export class DatasourcesService {
   /** Importable tables of the live database. */
   async tables(appId: string, id: string): Promise<TableRef[]> {
     const ds = await this.entity(appId, id);
-    return this.pools.withConnection(ds.type, this.secretBox.open(ds.urlCiphertext), (db, dialect) =>
-      dialect.listTables(db),
+    return this.pools.withConnection(
+      ds.type,
+      this.secretBox.open(ds.urlCiphertext),
+      (db, dialect) => dialect.listTables(db),
     );
   }
 
@@ -82,10 +100,16 @@ export class DatasourcesService {
    * Introspects tables of a datasource over one short-lived connection: `choose` picks them from
    * the live tables (and may throw to refuse the request).
    */
-  async introspect(appId: string, id: string, choose: (available: TableRef[]) => TableRef[]): Promise<IntrospectedTable[]> {
+  async introspect(
+    appId: string,
+    id: string,
+    choose: (available: TableRef[]) => TableRef[],
+  ): Promise<IntrospectedTable[]> {
     const ds = await this.entity(appId, id);
-    return this.pools.withConnection(ds.type, this.secretBox.open(ds.urlCiphertext), async (pool, dialect) =>
-      dialect.introspect(pool, choose(await dialect.listTables(pool))),
+    return this.pools.withConnection(
+      ds.type,
+      this.secretBox.open(ds.urlCiphertext),
+      async (pool, dialect) => dialect.introspect(pool, choose(await dialect.listTables(pool))),
     );
   }
 
@@ -106,8 +130,13 @@ export class DatasourcesService {
 
   /** What each of the app's datasources can do in one statement, by datasource id. */
   async capabilities(appId: string): Promise<Map<string, Capabilities>> {
-    const all = await this.datasources.find({ where: { appId }, select: { id: true, type: true, serverVersion: true } });
-    return new Map(all.map((d) => [d.id, this.pools.dialect(d.type).capabilities(d.serverVersion)]));
+    const all = await this.datasources.find({
+      where: { appId },
+      select: { id: true, type: true, serverVersion: true },
+    });
+    return new Map(
+      all.map((d) => [d.id, this.pools.dialect(d.type).capabilities(d.serverVersion)]),
+    );
   }
 
   private async entity(appId: string, id: string): Promise<DatasourceEntity> {

@@ -1,14 +1,39 @@
 import type { ColumnKind, ModelColumn, ModelForeignKey } from '../datasources/dialect';
 import type { ModelTable } from '../platform/version-definition';
-import { isKeyColumn, manyToOneName, Navigation, navigationsOf, requiredColumns } from './model-graph';
+import {
+  isKeyColumn,
+  manyToOneName,
+  Navigation,
+  navigationsOf,
+  requiredColumns,
+} from './model-graph';
 
 /** Navigation naming rules of CONTRACT.md §6, required columns of §3. */
 
-function col(name: string, kind: ColumnKind = 'int', extra: Partial<ModelColumn> = {}): ModelColumn {
-  return { name, dbType: kind, kind, nullable: true, hasDefault: false, generated: false, maxLength: null, enum: null, ...extra };
+function col(
+  name: string,
+  kind: ColumnKind = 'int',
+  extra: Partial<ModelColumn> = {},
+): ModelColumn {
+  return {
+    name,
+    dbType: kind,
+    kind,
+    nullable: true,
+    hasDefault: false,
+    generated: false,
+    maxLength: null,
+    enum: null,
+    ...extra,
+  };
 }
 
-function fk(columns: string[], referencedTable: string, referencedColumns: string[], referencedSchema: string | null = 'public'): ModelForeignKey {
+function fk(
+  columns: string[],
+  referencedTable: string,
+  referencedColumns: string[],
+  referencedSchema: string | null = 'public',
+): ModelForeignKey {
   return { columns, referencedSchema, referencedTable, referencedColumns };
 }
 
@@ -34,7 +59,13 @@ function table(
 
 /** name → kind/to/fromColumn/toColumn, for compact expectations. */
 function summary(navs: Navigation[]) {
-  return navs.map((n) => ({ name: n.name, kind: n.kind, to: n.to, fromColumn: n.fromColumn, toColumn: n.toColumn }));
+  return navs.map((n) => ({
+    name: n.name,
+    kind: n.kind,
+    to: n.to,
+    fromColumn: n.fromColumn,
+    toColumn: n.toColumn,
+  }));
 }
 
 describe('manyToOneName', () => {
@@ -54,60 +85,143 @@ describe('manyToOneName', () => {
 
 describe('navigationsOf', () => {
   const customer = table('customer', ['id', col('name', 'text')], ['id']);
-  const orders = table('orders', ['id', 'customer_id', col('status', 'text')], ['id'], [fk(['customer_id'], 'customer', ['id'])]);
-  const orderLine = table('order_line', ['id', 'order_id', col('product', 'text')], ['id'], [fk(['order_id'], 'orders', ['id'])]);
+  const orders = table(
+    'orders',
+    ['id', 'customer_id', col('status', 'text')],
+    ['id'],
+    [fk(['customer_id'], 'customer', ['id'])],
+  );
+  const orderLine = table(
+    'order_line',
+    ['id', 'order_id', col('product', 'text')],
+    ['id'],
+    [fk(['order_id'], 'orders', ['id'])],
+  );
 
   it('many-to-one is named after the FK column without _id', () => {
     const navs = navigationsOf([customer, orders, orderLine], 'orders');
     expect(navs).toEqual([
-      { name: 'customer', kind: 'manyToOne', from: 'orders', to: 'customer', fromColumn: 'customer_id', toColumn: 'id', fkColumn: 'customer_id' },
-      { name: 'order_line', kind: 'oneToMany', from: 'orders', to: 'order_line', fromColumn: 'id', toColumn: 'order_id', fkColumn: 'order_id' },
+      {
+        name: 'customer',
+        kind: 'manyToOne',
+        from: 'orders',
+        to: 'customer',
+        fromColumn: 'customer_id',
+        toColumn: 'id',
+        fkColumn: 'customer_id',
+      },
+      {
+        name: 'order_line',
+        kind: 'oneToMany',
+        from: 'orders',
+        to: 'order_line',
+        fromColumn: 'id',
+        toColumn: 'order_id',
+        fkColumn: 'order_id',
+      },
     ]);
   });
 
   it('many-to-one of a camelCase FK column drops the trailing Id', () => {
-    const invoice = table('invoice', ['id', 'customerId'], ['id'], [fk(['customerId'], 'customer', ['id'])]);
+    const invoice = table(
+      'invoice',
+      ['id', 'customerId'],
+      ['id'],
+      [fk(['customerId'], 'customer', ['id'])],
+    );
     expect(summary(navigationsOf([customer, invoice], 'invoice'))).toEqual([
-      { name: 'customer', kind: 'manyToOne', to: 'customer', fromColumn: 'customerId', toColumn: 'id' },
+      {
+        name: 'customer',
+        kind: 'manyToOne',
+        to: 'customer',
+        fromColumn: 'customerId',
+        toColumn: 'id',
+      },
     ]);
     expect(summary(navigationsOf([customer, invoice], 'customer'))).toEqual([
-      { name: 'invoice', kind: 'oneToMany', to: 'invoice', fromColumn: 'id', toColumn: 'customerId' },
+      {
+        name: 'invoice',
+        kind: 'oneToMany',
+        to: 'invoice',
+        fromColumn: 'id',
+        toColumn: 'customerId',
+      },
     ]);
   });
 
   it('one-to-many is named after the referencing table (its model name)', () => {
     expect(summary(navigationsOf([customer, orders, orderLine], 'customer'))).toEqual([
-      { name: 'orders', kind: 'oneToMany', to: 'orders', fromColumn: 'id', toColumn: 'customer_id' },
+      {
+        name: 'orders',
+        kind: 'oneToMany',
+        to: 'orders',
+        fromColumn: 'id',
+        toColumn: 'customer_id',
+      },
     ]);
     const renamed = { ...orders, name: 'sales_orders', dbName: 'orders', schema: 'sales' };
     const salesCustomer = { ...customer, schema: 'sales' };
-    const navs = navigationsOf([salesCustomer, { ...renamed, foreignKeys: [fk(['customer_id'], 'customer', ['id'], 'sales')] }], 'customer');
+    const navs = navigationsOf(
+      [
+        salesCustomer,
+        { ...renamed, foreignKeys: [fk(['customer_id'], 'customer', ['id'], 'sales')] },
+      ],
+      'customer',
+    );
     expect(navs.map((n) => n.name)).toEqual(['sales_orders']);
   });
 
   it('a many-to-one referencing a non-primary key uses the referenced column', () => {
     const account = table('account', ['id', col('code', 'text')], ['id']);
-    const payment = table('payment', ['id', col('account_id', 'text')], ['id'], [fk(['account_id'], 'account', ['code'])]);
+    const payment = table(
+      'payment',
+      ['id', col('account_id', 'text')],
+      ['id'],
+      [fk(['account_id'], 'account', ['code'])],
+    );
     expect(summary(navigationsOf([account, payment], 'payment'))).toEqual([
-      { name: 'account', kind: 'manyToOne', to: 'account', fromColumn: 'account_id', toColumn: 'code' },
+      {
+        name: 'account',
+        kind: 'manyToOne',
+        to: 'account',
+        fromColumn: 'account_id',
+        toColumn: 'code',
+      },
     ]);
     expect(summary(navigationsOf([account, payment], 'account'))).toEqual([
-      { name: 'payment', kind: 'oneToMany', to: 'payment', fromColumn: 'code', toColumn: 'account_id' },
+      {
+        name: 'payment',
+        kind: 'oneToMany',
+        to: 'payment',
+        fromColumn: 'code',
+        toColumn: 'account_id',
+      },
     ]);
   });
 
   it('a name that clashes with a column gets _by_<fk column>', () => {
     // `orders` has a plain `customer` text column besides the `customer_id` foreign key.
-    const withColumn = table('orders', ['id', 'customer_id', col('customer', 'text')], ['id'], [fk(['customer_id'], 'customer', ['id'])]);
-    expect(navigationsOf([customer, withColumn], 'orders').map((n) => n.name)).toEqual(['customer_by_customer_id']);
+    const withColumn = table(
+      'orders',
+      ['id', 'customer_id', col('customer', 'text')],
+      ['id'],
+      [fk(['customer_id'], 'customer', ['id'])],
+    );
+    expect(navigationsOf([customer, withColumn], 'orders').map((n) => n.name)).toEqual([
+      'customer_by_customer_id',
+    ]);
     // A foreign key column without a suffix clashes with itself.
     const bare = table('note', ['id', 'author'], ['id'], [fk(['author'], 'customer', ['id'])]);
-    expect(navigationsOf([customer, bare], 'note').map((n) => n.name)).toEqual(['author_by_author']);
+    expect(navigationsOf([customer, bare], 'note').map((n) => n.name)).toEqual([
+      'author_by_author',
+    ]);
   });
 
   it('a one-to-many that clashes with a column gets _by_<fk column>', () => {
     const customerWithOrdersColumn = table('customer', ['id', col('orders', 'int')], ['id']);
-    expect(navigationsOf([customerWithOrdersColumn, orders], 'customer').map((n) => n.name)).toEqual(['orders_by_customer_id']);
+    expect(
+      navigationsOf([customerWithOrdersColumn, orders], 'customer').map((n) => n.name),
+    ).toEqual(['orders_by_customer_id']);
   });
 
   it('two foreign keys to the same table: distinct many-to-one names, clashing one-to-many names disambiguated', () => {
@@ -115,12 +229,30 @@ describe('navigationsOf', () => {
       'shipment',
       ['id', 'billing_customer_id', 'shipping_customer_id'],
       ['id'],
-      [fk(['billing_customer_id'], 'customer', ['id']), fk(['shipping_customer_id'], 'customer', ['id'])],
+      [
+        fk(['billing_customer_id'], 'customer', ['id']),
+        fk(['shipping_customer_id'], 'customer', ['id']),
+      ],
     );
-    expect(navigationsOf([customer, shipment], 'shipment').map((n) => n.name)).toEqual(['billing_customer', 'shipping_customer']);
+    expect(navigationsOf([customer, shipment], 'shipment').map((n) => n.name)).toEqual([
+      'billing_customer',
+      'shipping_customer',
+    ]);
     expect(summary(navigationsOf([customer, shipment], 'customer'))).toEqual([
-      { name: 'shipment_by_billing_customer_id', kind: 'oneToMany', to: 'shipment', fromColumn: 'id', toColumn: 'billing_customer_id' },
-      { name: 'shipment_by_shipping_customer_id', kind: 'oneToMany', to: 'shipment', fromColumn: 'id', toColumn: 'shipping_customer_id' },
+      {
+        name: 'shipment_by_billing_customer_id',
+        kind: 'oneToMany',
+        to: 'shipment',
+        fromColumn: 'id',
+        toColumn: 'billing_customer_id',
+      },
+      {
+        name: 'shipment_by_shipping_customer_id',
+        kind: 'oneToMany',
+        to: 'shipment',
+        fromColumn: 'id',
+        toColumn: 'shipping_customer_id',
+      },
     ]);
   });
 
@@ -129,16 +261,45 @@ describe('navigationsOf', () => {
     const team = table('team', ['id', 'lead_id'], ['id'], [fk(['lead_id'], 'person', ['id'])]);
     const lead = table('lead', ['id', 'team_id'], ['id'], [fk(['team_id'], 'team', ['id'])]);
     expect(summary(navigationsOf([person, team, lead], 'team'))).toEqual([
-      { name: 'lead_by_lead_id', kind: 'manyToOne', to: 'person', fromColumn: 'lead_id', toColumn: 'id' },
-      { name: 'lead_by_team_id', kind: 'oneToMany', to: 'lead', fromColumn: 'id', toColumn: 'team_id' },
+      {
+        name: 'lead_by_lead_id',
+        kind: 'manyToOne',
+        to: 'person',
+        fromColumn: 'lead_id',
+        toColumn: 'id',
+      },
+      {
+        name: 'lead_by_team_id',
+        kind: 'oneToMany',
+        to: 'lead',
+        fromColumn: 'id',
+        toColumn: 'team_id',
+      },
     ]);
   });
 
   it('a self-reference gives both directions on the same table', () => {
-    const employee = table('employee', ['id', 'manager_id'], ['id'], [fk(['manager_id'], 'employee', ['id'])]);
+    const employee = table(
+      'employee',
+      ['id', 'manager_id'],
+      ['id'],
+      [fk(['manager_id'], 'employee', ['id'])],
+    );
     expect(summary(navigationsOf([employee], 'employee'))).toEqual([
-      { name: 'manager', kind: 'manyToOne', to: 'employee', fromColumn: 'manager_id', toColumn: 'id' },
-      { name: 'employee', kind: 'oneToMany', to: 'employee', fromColumn: 'id', toColumn: 'manager_id' },
+      {
+        name: 'manager',
+        kind: 'manyToOne',
+        to: 'employee',
+        fromColumn: 'manager_id',
+        toColumn: 'id',
+      },
+      {
+        name: 'employee',
+        kind: 'oneToMany',
+        to: 'employee',
+        fromColumn: 'id',
+        toColumn: 'manager_id',
+      },
     ]);
   });
 
@@ -173,7 +334,11 @@ describe('navigationsOf', () => {
 
   it('SQLite tables (schema null) link by name', () => {
     const c = { ...customer, schema: null };
-    const o = { ...orders, schema: null, foreignKeys: [fk(['customer_id'], 'customer', ['id'], null)] };
+    const o = {
+      ...orders,
+      schema: null,
+      foreignKeys: [fk(['customer_id'], 'customer', ['id'], null)],
+    };
     expect(navigationsOf([c, o], 'orders').map((n) => n.name)).toEqual(['customer']);
     expect(navigationsOf([c, o], 'customer').map((n) => n.name)).toEqual(['orders']);
   });
@@ -201,7 +366,11 @@ describe('requiredColumns', () => {
   });
 
   it('includes a non-generated primary key', () => {
-    const t = table('country', [col('iso', 'text', { nullable: false }), col('label', 'text')], ['iso']);
+    const t = table(
+      'country',
+      [col('iso', 'text', { nullable: false }), col('label', 'text')],
+      ['iso'],
+    );
     expect(requiredColumns(t).map((c) => c.name)).toEqual(['iso']);
   });
 });
@@ -211,7 +380,10 @@ describe('isKeyColumn', () => {
     'order_item',
     ['region', 'number', 'line_no', 'product_id', col('qty', 'int')],
     ['region', 'number', 'line_no'],
-    [fk(['region', 'number'], 'order_header', ['region', 'number']), fk(['product_id'], 'product', ['id'])],
+    [
+      fk(['region', 'number'], 'order_header', ['region', 'number']),
+      fk(['product_id'], 'product', ['id']),
+    ],
   );
 
   it('is true for primary key columns', () => {

@@ -42,7 +42,9 @@ export function navigationsOf(tables: ModelTable[], tableName: string): Navigati
   const navs: Navigation[] = [];
   for (const fk of table.foreignKeys) {
     if (fk.columns.length !== 1) continue;
-    const target = active.find((t) => sameTable(t, table.datasourceId, fk.referencedSchema, fk.referencedTable));
+    const target = active.find((t) =>
+      sameTable(t, table.datasourceId, fk.referencedSchema, fk.referencedTable),
+    );
     if (!target) continue;
     navs.push({
       name: manyToOneName(fk.columns[0]),
@@ -73,7 +75,8 @@ export function navigationsOf(tables: ModelTable[], tableName: string): Navigati
   const counts = new Map<string, number>();
   for (const n of navs) counts.set(n.name, (counts.get(n.name) ?? 0) + 1);
   for (const n of navs) {
-    if (columnNames.has(n.name) || (counts.get(n.name) ?? 0) > 1) n.name = `${n.name}_by_${n.fkColumn}`;
+    if (columnNames.has(n.name) || (counts.get(n.name) ?? 0) > 1)
+      n.name = `${n.name}_by_${n.fkColumn}`;
   }
   return navs;
 }
@@ -93,5 +96,7 @@ export function requiredColumns(table: ModelTable): ModelColumn[] {
 
 /** Whether a column is a primary or foreign key (typed `ID` in GraphQL, CONTRACT.md §6). */
 export function isKeyColumn(table: ModelTable, column: string): boolean {
-  return table.primaryKey.includes(column) || table.foreignKeys.some((fk) => fk.columns.includes(column));
+  return (
+    table.primaryKey.includes(column) || table.foreignKeys.some((fk) => fk.columns.includes(column))
+  );
 }

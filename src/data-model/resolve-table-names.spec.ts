@@ -11,13 +11,18 @@ describe('resolveTableNames', () => {
 
   it('takes schema.table exactly and a bare name by name', () => {
     expect(resolveTableNames(['sales.customers', 'orders'], available)).toEqual({
-      refs: [{ schema: 'sales', name: 'customers' }, { schema: 'sales', name: 'orders' }],
+      refs: [
+        { schema: 'sales', name: 'customers' },
+        { schema: 'sales', name: 'orders' },
+      ],
       problems: [],
     });
   });
 
   it('prefers the default schema when several schemas hold the name', () => {
-    expect(resolveTableNames(['customers'], available).refs).toEqual([{ schema: 'public', name: 'customers' }]);
+    expect(resolveTableNames(['customers'], available).refs).toEqual([
+      { schema: 'public', name: 'customers' },
+    ]);
   });
 
   it('lists every name that matches nothing or is ambiguous', () => {
@@ -30,6 +35,9 @@ describe('resolveTableNames', () => {
 
   it('accepts SQLite tables with or without main.', () => {
     const sqlite = [{ schema: null, name: 'orders' }];
-    expect(resolveTableNames(['orders', 'main.orders'], sqlite).refs).toEqual([sqlite[0], sqlite[0]]);
+    expect(resolveTableNames(['orders', 'main.orders'], sqlite).refs).toEqual([
+      sqlite[0],
+      sqlite[0],
+    ]);
   });
 });

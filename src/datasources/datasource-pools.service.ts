@@ -58,7 +58,11 @@ export class DatasourcePoolsService implements OnApplicationShutdown {
    * importing tables).
    * @throws DomainError DATASOURCE_UNREACHABLE with the driver's reason, password removed.
    */
-  async withConnection<T>(type: string, url: string, use: (pool: SqlPool, dialect: Dialect) => Promise<T>): Promise<T> {
+  async withConnection<T>(
+    type: string,
+    url: string,
+    use: (pool: SqlPool, dialect: Dialect) => Promise<T>,
+  ): Promise<T> {
     const dialect = this.dialect(type);
     const pool = await this.open(dialect, url, 1);
     try {

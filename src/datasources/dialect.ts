@@ -1,4 +1,3 @@
-
 /** Database kinds a datasource may be (CONTRACT.md §3). */
 export type DatasourceType = 'postgres' | 'mysql' | 'mssql' | 'sqlite';
 
@@ -136,7 +135,8 @@ export interface DeletePlan {
 }
 
 /** What a database refusal means, in the contract's words (CONTRACT.md §6 Database refusals). */
-export type RefusalCode = 'UNIQUE_VIOLATION' | 'FOREIGN_KEY_VIOLATION' | 'NOT_NULL_VIOLATION' | 'VALUE_TOO_LONG';
+export type RefusalCode =
+  'UNIQUE_VIOLATION' | 'FOREIGN_KEY_VIOLATION' | 'NOT_NULL_VIOLATION' | 'VALUE_TOO_LONG';
 
 /**
  * A driver error translated for the caller: a plain-words message naming the field where the

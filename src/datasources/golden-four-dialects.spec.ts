@@ -30,7 +30,10 @@ const filtered: SelectPlan = {
       { kind: 'in', column: 'id', values: [], negated: true },
     ],
   },
-  order: [{ column: 'status', direction: 'DESC' }, { column: 'id', direction: 'ASC' }],
+  order: [
+    { column: 'status', direction: 'DESC' },
+    { column: 'id', direction: 'ASC' },
+  ],
   take: 10,
   skip: 20,
 };
@@ -50,9 +53,13 @@ describe('golden SQL, four dialects side by side', () => {
       'SELECT "id", "status" FROM "shop"."orders" WHERE ("status" = ? AND tg_casefold("note") LIKE tg_casefold(?) ESCAPE \'\\\' AND "shipped_at" IS NULL AND 1=1) ORDER BY "status" DESC, "id" ASC LIMIT ? OFFSET ?',
     );
     expect(out.sqlite.params).toEqual(['PAID', '%50\\%\\_off[%', 10, 20]);
-    expect(out.mysql.sql).toMatch(/^SELECT `id`, `status` FROM `shop`\.`orders` WHERE \(`status` = \? AND .*`note`.* LIKE .* ESCAPE '\|' AND `shipped_at` IS NULL AND 1=1\) ORDER BY `status` DESC, `id` ASC LIMIT \? OFFSET \?$/);
+    expect(out.mysql.sql).toMatch(
+      /^SELECT `id`, `status` FROM `shop`\.`orders` WHERE \(`status` = \? AND .*`note`.* LIKE .* ESCAPE '\|' AND `shipped_at` IS NULL AND 1=1\) ORDER BY `status` DESC, `id` ASC LIMIT \? OFFSET \?$/,
+    );
     expect(out.mysql.params.slice(1, 2)).toEqual(['%50|%|_off[%']);
-    expect(out.mssql.sql).toMatch(/^SELECT \[id\], \[status\] FROM \[shop\]\.\[orders\] WHERE \(\[status\] = @p1 AND .*\[note\].* LIKE .*@p2.* ESCAPE .* AND \[shipped_at\] IS NULL AND 1=1\) ORDER BY .*\[status\] DESC, .*\[id\] ASC OFFSET @p3 ROWS FETCH NEXT @p4 ROWS ONLY$/);
+    expect(out.mssql.sql).toMatch(
+      /^SELECT \[id\], \[status\] FROM \[shop\]\.\[orders\] WHERE \(\[status\] = @p1 AND .*\[note\].* LIKE .*@p2.* ESCAPE .* AND \[shipped_at\] IS NULL AND 1=1\) ORDER BY .*\[status\] DESC, .*\[id\] ASC OFFSET @p3 ROWS FETCH NEXT @p4 ROWS ONLY$/,
+    );
     // SQL Server: `[` is a LIKE wildcard there, so it is escaped too.
     expect(String(out.mssql.params[1])).toContain('\\[');
     for (const { sql, params } of Object.values(out)) {
@@ -67,27 +74,59 @@ describe('golden SQL, four dialects side by side', () => {
     expect(out.postgres.sql).toBe('SELECT COUNT(*) AS "count" FROM "shop"."orders" WHERE 1=0');
     expect(out.sqlite.sql).toBe('SELECT COUNT(*) AS "count" FROM "shop"."orders" WHERE 1=0');
     expect(out.mysql.sql).toBe('SELECT COUNT(*) AS `count` FROM `shop`.`orders` WHERE 1=0');
-    expect(out.mssql.sql).toMatch(/^SELECT COUNT\(\*\) AS \[count\] FROM \[shop\]\.\[orders\] WHERE 1=0$/);
+    expect(out.mssql.sql).toMatch(
+      /^SELECT COUNT\(\*\) AS \[count\] FROM \[shop\]\.\[orders\] WHERE 1=0$/,
+    );
   });
 
   it('insert reading the row back: RETURNING, OUTPUT INSERTED, or nothing (MySQL family)', () => {
-    const plan = { table, values: [{ column: 'status', value: 'NEW' }], returning: ['id', 'status'] };
+    const plan = {
+      table,
+      values: [{ column: 'status', value: 'NEW' }],
+      returning: ['id', 'status'],
+    };
     const out = compileAll((d) => d.compileInsert(plan));
-    expect(out.postgres).toEqual({ sql: 'INSERT INTO "shop"."orders" ("status") VALUES ($1) RETURNING "id", "status"', params: ['NEW'] });
-    expect(out.sqlite).toEqual({ sql: 'INSERT INTO "shop"."orders" ("status") VALUES (?) RETURNING "id", "status"', params: ['NEW'] });
-    expect(out.mysql).toEqual({ sql: 'INSERT INTO `shop`.`orders` (`status`) VALUES (?) RETURNING `id`, `status`', params: ['NEW'] });
-    expect(out.mssql.sql).toBe('INSERT INTO [shop].[orders] ([status]) OUTPUT INSERTED.[id], INSERTED.[status] VALUES (@p1)');
-    expect(new MysqlDialect().compileInsert({ ...plan, returning: [] }).sql).toBe('INSERT INTO `shop`.`orders` (`status`) VALUES (?)');
+    expect(out.postgres).toEqual({
+      sql: 'INSERT INTO "shop"."orders" ("status") VALUES ($1) RETURNING "id", "status"',
+      params: ['NEW'],
+    });
+    expect(out.sqlite).toEqual({
+      sql: 'INSERT INTO "shop"."orders" ("status") VALUES (?) RETURNING "id", "status"',
+      params: ['NEW'],
+    });
+    expect(out.mysql).toEqual({
+      sql: 'INSERT INTO `shop`.`orders` (`status`) VALUES (?) RETURNING `id`, `status`',
+      params: ['NEW'],
+    });
+    expect(out.mssql.sql).toBe(
+      'INSERT INTO [shop].[orders] ([status]) OUTPUT INSERTED.[id], INSERTED.[status] VALUES (@p1)',
+    );
+    expect(new MysqlDialect().compileInsert({ ...plan, returning: [] }).sql).toBe(
+      'INSERT INTO `shop`.`orders` (`status`) VALUES (?)',
+    );
   });
 
   it('update by key and delete by key', () => {
     const where = { kind: 'compare' as const, column: 'id', op: 'eq' as const, value: 7 };
-    const update = compileAll((d) => d.compileUpdate({ table, set: [{ column: 'status', value: 'PAID' }], where, returning: ['status'] }));
-    expect(update.postgres.sql).toBe('UPDATE "shop"."orders" SET "status" = $1 WHERE "id" = $2 RETURNING "status"');
-    expect(update.sqlite.sql).toBe('UPDATE "shop"."orders" SET "status" = ? WHERE "id" = ? RETURNING "status"');
+    const update = compileAll((d) =>
+      d.compileUpdate({
+        table,
+        set: [{ column: 'status', value: 'PAID' }],
+        where,
+        returning: ['status'],
+      }),
+    );
+    expect(update.postgres.sql).toBe(
+      'UPDATE "shop"."orders" SET "status" = $1 WHERE "id" = $2 RETURNING "status"',
+    );
+    expect(update.sqlite.sql).toBe(
+      'UPDATE "shop"."orders" SET "status" = ? WHERE "id" = ? RETURNING "status"',
+    );
     // MySQL and MariaDB have no UPDATE … RETURNING: the row is read back by key.
     expect(update.mysql.sql).toBe('UPDATE `shop`.`orders` SET `status` = ? WHERE `id` = ?');
-    expect(update.mssql.sql).toBe('UPDATE [shop].[orders] SET [status] = @p1 OUTPUT INSERTED.[status] WHERE [id] = @p2');
+    expect(update.mssql.sql).toBe(
+      'UPDATE [shop].[orders] SET [status] = @p1 OUTPUT INSERTED.[status] WHERE [id] = @p2',
+    );
     const del = compileAll((d) => d.compileDelete({ table, where }));
     expect(Object.fromEntries(Object.entries(del).map(([k, v]) => [k, v.sql]))).toEqual({
       postgres: 'DELETE FROM "shop"."orders" WHERE "id" = $1',
@@ -99,11 +138,24 @@ describe('golden SQL, four dialects side by side', () => {
 
   it('batched one-to-many read: ROW_NUMBER per parent on every dialect', () => {
     const out = compileAll((d) =>
-      d.compileSelect({ table, columns: ['id', 'customer_id'], where: { kind: 'in', column: 'customer_id', values: [1, 2], negated: false }, order: [{ column: 'id', direction: 'ASC' }], take: 5, skip: 0, partition: { column: 'customer_id' } }),
+      d.compileSelect({
+        table,
+        columns: ['id', 'customer_id'],
+        where: { kind: 'in', column: 'customer_id', values: [1, 2], negated: false },
+        order: [{ column: 'id', direction: 'ASC' }],
+        take: 5,
+        skip: 0,
+        partition: { column: 'customer_id' },
+      }),
     );
     for (const [name, { sql, params }] of Object.entries(out)) {
-      expect([name, sql]).toEqual([name, expect.stringContaining('ROW_NUMBER() OVER (PARTITION BY')]);
-      expect(params).toEqual(name === 'mysql' || name === 'mssql' ? expect.arrayContaining([1, 2]) : [1, 2, 0, 5]);
+      expect([name, sql]).toEqual([
+        name,
+        expect.stringContaining('ROW_NUMBER() OVER (PARTITION BY'),
+      ]);
+      expect(params).toEqual(
+        name === 'mysql' || name === 'mssql' ? expect.arrayContaining([1, 2]) : [1, 2, 0, 5],
+      );
     }
   });
 });

@@ -234,4 +234,3 @@ function columnsSpelledBy(constraint: string, context: WriteContext): string[] {
   );
   return [...new Set(outer.map((s) => s.column))];
 }
-

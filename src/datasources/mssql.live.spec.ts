@@ -99,7 +99,9 @@ describeWith('mssql')('MssqlDialect against a real SQL Server', () => {
       (error: unknown) => error,
     );
     expect(caught).toBeInstanceOf(Error);
-    expect((caught as Error).message).not.toBe('the statement succeeded but was expected to be refused');
+    expect((caught as Error).message).not.toBe(
+      'the statement succeeded but was expected to be refused',
+    );
     return dialect.translateError(caught, ctx);
   }
 

@@ -9,50 +9,117 @@ import { translateMysqlError } from './mysql-errors';
  */
 
 function col(name: string, maxLength: number | null = null): ModelColumn {
-  return { name, dbType: maxLength ? `varchar(${maxLength})` : 'int', kind: maxLength ? 'text' : 'int', nullable: true, hasDefault: false, generated: false, maxLength, enum: null };
+  return {
+    name,
+    dbType: maxLength ? `varchar(${maxLength})` : 'int',
+    kind: maxLength ? 'text' : 'int',
+    nullable: true,
+    hasDefault: false,
+    generated: false,
+    maxLength,
+    enum: null,
+  };
 }
 
 const CUSTOMERS = [col('id'), col('email', 100), col('name', 50), col('code', 10), col("it's", 5)];
 
-function ctx(operation: WriteContext['operation'], columns = CUSTOMERS, name = 'customers'): WriteContext {
+function ctx(
+  operation: WriteContext['operation'],
+  columns = CUSTOMERS,
+  name = 'customers',
+): WriteContext {
   return { table: { schema: 'shop', name }, columns, operation };
 }
 
 /** A mysql2 error as the driver builds it. */
 function driverError(errno: number, code: string, sqlMessage: string) {
-  return Object.assign(new Error(sqlMessage), { errno, code, sqlState: '23000', sqlMessage, sql: 'INSERT …' });
+  return Object.assign(new Error(sqlMessage), {
+    errno,
+    code,
+    sqlState: '23000',
+    sqlMessage,
+    sql: 'INSERT …',
+  });
 }
 
 describe('translateMysqlError (synthetic MySQL errors)', () => {
   it('MySQL 8 qualifies the key with its table: the prefix is dropped', () => {
-    const e = driverError(1062, 'ER_DUP_ENTRY', "Duplicate entry 'ann@example.com' for key 'customers.email'");
-    expect(translateMysqlError(e, ctx('insert'))).toEqual({ code: 'UNIQUE_VIOLATION', field: 'email', message: 'A row with this email already exists' });
+    const e = driverError(
+      1062,
+      'ER_DUP_ENTRY',
+      "Duplicate entry 'ann@example.com' for key 'customers.email'",
+    );
+    expect(translateMysqlError(e, ctx('insert'))).toEqual({
+      code: 'UNIQUE_VIOLATION',
+      field: 'email',
+      message: 'A row with this email already exists',
+    });
     const pk = driverError(1062, 'ER_DUP_ENTRY', "Duplicate entry '1' for key 'customers.PRIMARY'");
-    expect(translateMysqlError(pk, ctx('insert'))).toEqual({ code: 'UNIQUE_VIOLATION', field: null, message: 'A row with these values already exists' });
+    expect(translateMysqlError(pk, ctx('insert'))).toEqual({
+      code: 'UNIQUE_VIOLATION',
+      field: null,
+      message: 'A row with these values already exists',
+    });
   });
 
   it('a duplicate value that looks like a key clause does not mislead', () => {
-    const e = driverError(1062, 'ER_DUP_ENTRY', "Duplicate entry 'x' for key 'name'' for key 'email'");
+    const e = driverError(
+      1062,
+      'ER_DUP_ENTRY',
+      "Duplicate entry 'x' for key 'name'' for key 'email'",
+    );
     expect(translateMysqlError(e, ctx('insert'))?.field).toBe('email');
   });
 
   it('never names an index when the table columns are unknown', () => {
     const e = driverError(1062, 'ER_DUP_ENTRY', "Duplicate entry 'a' for key 'customers_code_uq'");
-    expect(translateMysqlError(e, ctx('insert', []))).toEqual({ code: 'UNIQUE_VIOLATION', field: null, message: 'A row with these values already exists' });
+    expect(translateMysqlError(e, ctx('insert', []))).toEqual({
+      code: 'UNIQUE_VIOLATION',
+      field: null,
+      message: 'A row with these values already exists',
+    });
   });
 
   it('1586 reads like 1062; the mysql2 code name is enough without errno', () => {
-    expect(translateMysqlError(driverError(1586, 'ER_DUP_ENTRY_WITH_KEY_NAME', "Duplicate entry 'a' for key 'email'"), ctx('update'))?.field).toBe('email');
-    expect(translateMysqlError({ code: 'ER_DUP_ENTRY', message: "Duplicate entry 'a' for key 'email'" }, ctx('insert'))?.code).toBe('UNIQUE_VIOLATION');
+    expect(
+      translateMysqlError(
+        driverError(1586, 'ER_DUP_ENTRY_WITH_KEY_NAME', "Duplicate entry 'a' for key 'email'"),
+        ctx('update'),
+      )?.field,
+    ).toBe('email');
+    expect(
+      translateMysqlError(
+        { code: 'ER_DUP_ENTRY', message: "Duplicate entry 'a' for key 'email'" },
+        ctx('insert'),
+      )?.code,
+    ).toBe('UNIQUE_VIOLATION');
   });
 
   it('1216 / 1217 carry no detail: field null, plain words', () => {
-    expect(translateMysqlError(driverError(1216, 'ER_NO_REFERENCED_ROW', 'Cannot add or update a child row: a foreign key constraint fails'), ctx('insert'))).toEqual({
+    expect(
+      translateMysqlError(
+        driverError(
+          1216,
+          'ER_NO_REFERENCED_ROW',
+          'Cannot add or update a child row: a foreign key constraint fails',
+        ),
+        ctx('insert'),
+      ),
+    ).toEqual({
       code: 'FOREIGN_KEY_VIOLATION',
       field: null,
       message: 'A value refers to a row that does not exist',
     });
-    expect(translateMysqlError(driverError(1217, 'ER_ROW_IS_REFERENCED', 'Cannot delete or update a parent row: a foreign key constraint fails'), ctx('delete'))).toEqual({
+    expect(
+      translateMysqlError(
+        driverError(
+          1217,
+          'ER_ROW_IS_REFERENCED',
+          'Cannot delete or update a parent row: a foreign key constraint fails',
+        ),
+        ctx('delete'),
+      ),
+    ).toEqual({
       code: 'FOREIGN_KEY_VIOLATION',
       field: null,
       message: 'This row cannot be deleted: other rows refer to it',
@@ -66,24 +133,64 @@ describe('translateMysqlError (synthetic MySQL errors)', () => {
       'ER_NO_REFERENCED_ROW_2',
       'Cannot add or update a child row: a foreign key constraint fails (`db`.`or``ders`, CONSTRAINT `x FOREIGN KEY (``id``) REFERENCES` FOREIGN KEY (`cust``id`) REFERENCES `cust` (`id`))',
     );
-    expect(translateMysqlError(e, ctx('insert', columns, 'or`ders'))).toEqual({ code: 'FOREIGN_KEY_VIOLATION', field: 'cust`id', message: 'cust`id refers to a row that does not exist' });
+    expect(translateMysqlError(e, ctx('insert', columns, 'or`ders'))).toEqual({
+      code: 'FOREIGN_KEY_VIOLATION',
+      field: 'cust`id',
+      message: 'cust`id refers to a row that does not exist',
+    });
   });
 
   it('a truncated detail names what it can', () => {
-    const e = driverError(1451, 'ER_ROW_IS_REFERENCED_2', 'Cannot delete or update a parent row: a foreign key constraint fails (`db`.`orders`, CONSTRAINT `orders_customer_fk` FOREIGN KEY (`customer_id`) REFER');
-    expect(translateMysqlError(e, ctx('delete'))).toEqual({ code: 'FOREIGN_KEY_VIOLATION', field: null, message: 'This row cannot be deleted: rows in orders refer to it' });
-    expect(translateMysqlError(e, ctx('update'))).toEqual({ code: 'FOREIGN_KEY_VIOLATION', field: null, message: 'This row cannot be changed: rows in orders refer to it' });
+    const e = driverError(
+      1451,
+      'ER_ROW_IS_REFERENCED_2',
+      'Cannot delete or update a parent row: a foreign key constraint fails (`db`.`orders`, CONSTRAINT `orders_customer_fk` FOREIGN KEY (`customer_id`) REFER',
+    );
+    expect(translateMysqlError(e, ctx('delete'))).toEqual({
+      code: 'FOREIGN_KEY_VIOLATION',
+      field: null,
+      message: 'This row cannot be deleted: rows in orders refer to it',
+    });
+    expect(translateMysqlError(e, ctx('update'))).toEqual({
+      code: 'FOREIGN_KEY_VIOLATION',
+      field: null,
+      message: 'This row cannot be changed: rows in orders refer to it',
+    });
   });
 
   it('not-null and too-long messages with quotes in the column name', () => {
-    expect(translateMysqlError(driverError(1048, 'ER_BAD_NULL_ERROR', "Column 'it's' cannot be null"), ctx('insert'))?.field).toBe("it's");
-    expect(translateMysqlError(driverError(1364, 'ER_NO_DEFAULT_FOR_FIELD', "Field 'it's' doesn't have a default value"), ctx('insert'))?.field).toBe("it's");
-    expect(translateMysqlError(driverError(1263, 'ER_WARN_NULL_TO_NOTNULL', "Column set to default value; NULL supplied to NOT NULL column 'name' at row 2"), ctx('insert'))).toEqual({
+    expect(
+      translateMysqlError(
+        driverError(1048, 'ER_BAD_NULL_ERROR', "Column 'it's' cannot be null"),
+        ctx('insert'),
+      )?.field,
+    ).toBe("it's");
+    expect(
+      translateMysqlError(
+        driverError(1364, 'ER_NO_DEFAULT_FOR_FIELD', "Field 'it's' doesn't have a default value"),
+        ctx('insert'),
+      )?.field,
+    ).toBe("it's");
+    expect(
+      translateMysqlError(
+        driverError(
+          1263,
+          'ER_WARN_NULL_TO_NOTNULL',
+          "Column set to default value; NULL supplied to NOT NULL column 'name' at row 2",
+        ),
+        ctx('insert'),
+      ),
+    ).toEqual({
       code: 'NOT_NULL_VIOLATION',
       field: 'name',
       message: 'name cannot be empty',
     });
-    expect(translateMysqlError(driverError(1406, 'ER_DATA_TOO_LONG', "Data too long for column 'it's' at row 1"), ctx('insert'))).toEqual({
+    expect(
+      translateMysqlError(
+        driverError(1406, 'ER_DATA_TOO_LONG', "Data too long for column 'it's' at row 1"),
+        ctx('insert'),
+      ),
+    ).toEqual({
       code: 'VALUE_TOO_LONG',
       field: "it's",
       message: "it's is too long: at most 5 characters",
@@ -91,12 +198,22 @@ describe('translateMysqlError (synthetic MySQL errors)', () => {
   });
 
   it('a column the table does not have (a trigger writing elsewhere) is not named', () => {
-    expect(translateMysqlError(driverError(1048, 'ER_BAD_NULL_ERROR', "Column 'audit_user' cannot be null"), ctx('insert'))).toEqual({
+    expect(
+      translateMysqlError(
+        driverError(1048, 'ER_BAD_NULL_ERROR', "Column 'audit_user' cannot be null"),
+        ctx('insert'),
+      ),
+    ).toEqual({
       code: 'NOT_NULL_VIOLATION',
       field: null,
       message: 'A required field cannot be empty',
     });
-    expect(translateMysqlError(driverError(1406, 'ER_DATA_TOO_LONG', "Data too long for column 'audit_note' at row 1"), ctx('insert'))).toEqual({
+    expect(
+      translateMysqlError(
+        driverError(1406, 'ER_DATA_TOO_LONG', "Data too long for column 'audit_note' at row 1"),
+        ctx('insert'),
+      ),
+    ).toEqual({
       code: 'VALUE_TOO_LONG',
       field: null,
       message: 'A value is too long',
@@ -104,19 +221,43 @@ describe('translateMysqlError (synthetic MySQL errors)', () => {
   });
 
   it('a message in another language (lc_messages) still names a column of the table', () => {
-    expect(translateMysqlError(driverError(1048, 'ER_BAD_NULL_ERROR', "La colonne 'name' ne peut être vide"), ctx('insert'))?.field).toBe('name');
-    expect(translateMysqlError(driverError(1406, 'ER_DATA_TOO_LONG', "Datos demasiado largos para la columna 'code' en la fila 1"), ctx('insert'))).toEqual({
+    expect(
+      translateMysqlError(
+        driverError(1048, 'ER_BAD_NULL_ERROR', "La colonne 'name' ne peut être vide"),
+        ctx('insert'),
+      )?.field,
+    ).toBe('name');
+    expect(
+      translateMysqlError(
+        driverError(
+          1406,
+          'ER_DATA_TOO_LONG',
+          "Datos demasiado largos para la columna 'code' en la fila 1",
+        ),
+        ctx('insert'),
+      ),
+    ).toEqual({
       code: 'VALUE_TOO_LONG',
       field: 'code',
       message: 'code is too long: at most 10 characters',
     });
     // Without the table's columns nothing is guessed from a foreign message.
-    expect(translateMysqlError(driverError(1048, 'ER_BAD_NULL_ERROR', "La colonne 'name' ne peut être vide"), ctx('insert', []))?.field).toBeNull();
+    expect(
+      translateMysqlError(
+        driverError(1048, 'ER_BAD_NULL_ERROR', "La colonne 'name' ne peut être vide"),
+        ctx('insert', []),
+      )?.field,
+    ).toBeNull();
   });
 
   it('a text column with no declared length: too long, no limit given', () => {
     const columns = [col('id'), { ...col('body'), kind: 'text' as const, dbType: 'text' }];
-    expect(translateMysqlError(driverError(1406, 'ER_DATA_TOO_LONG', "Data too long for column 'body' at row 1"), ctx('insert', columns))).toEqual({
+    expect(
+      translateMysqlError(
+        driverError(1406, 'ER_DATA_TOO_LONG', "Data too long for column 'body' at row 1"),
+        ctx('insert', columns),
+      ),
+    ).toEqual({
       code: 'VALUE_TOO_LONG',
       field: 'body',
       message: 'body is too long',

@@ -85,9 +85,15 @@ export function translateMysqlError(error: unknown, context: WriteContext): Data
     case ER_BAD_NULL_ERROR:
     case ER_WARN_NULL_TO_NOTNULL:
     case ER_NO_DEFAULT_FOR_FIELD: {
-      const named = NOT_NULL_MESSAGES.map((re) => re.exec(message)?.[1]).find((n) => n !== undefined);
+      const named = NOT_NULL_MESSAGES.map((re) => re.exec(message)?.[1]).find(
+        (n) => n !== undefined,
+      );
       const field = knownColumn(named ?? fallbackName(message, context), context);
-      return { code: 'NOT_NULL_VIOLATION', field, message: field ? `${field} cannot be empty` : 'A required field cannot be empty' };
+      return {
+        code: 'NOT_NULL_VIOLATION',
+        field,
+        message: field ? `${field} cannot be empty` : 'A required field cannot be empty',
+      };
     }
     case ER_DATA_TOO_LONG:
       return valueTooLong(message, context);
@@ -109,9 +115,17 @@ function uniqueViolation(message: string, context: WriteContext): DatabaseRefusa
   let key = at >= 0 && message.endsWith("'") ? message.slice(at + " for key '".length, -1) : '';
   // MySQL 8.0.19+ qualifies the index with its table (`customers.email`).
   if (key.startsWith(`${context.table.name}.`)) key = key.slice(context.table.name.length + 1);
-  const primary = key === 'PRIMARY' && context.primaryKey?.length === 1 ? context.primaryKey[0] : null;
-  const field = primary ?? (key && key !== 'PRIMARY' && context.columns.length > 0 ? knownColumn(key, context) : null);
-  if (!field) return { code: 'UNIQUE_VIOLATION', field: null, message: 'A row with these values already exists' };
+  const primary =
+    key === 'PRIMARY' && context.primaryKey?.length === 1 ? context.primaryKey[0] : null;
+  const field =
+    primary ??
+    (key && key !== 'PRIMARY' && context.columns.length > 0 ? knownColumn(key, context) : null);
+  if (!field)
+    return {
+      code: 'UNIQUE_VIOLATION',
+      field: null,
+      message: 'A row with these values already exists',
+    };
   return { code: 'UNIQUE_VIOLATION', field, message: `A row with this ${field} already exists` };
 }
 
@@ -130,19 +144,29 @@ function foreignKeyDetail(message: string): ForeignKeyDetail | null {
   if (!path) return null;
   const table = path.names[path.names.length - 1];
   let position = path.end;
-  if (!message.startsWith(', CONSTRAINT ', position)) return { table, columns: [], referencedColumns: [] };
+  if (!message.startsWith(', CONSTRAINT ', position))
+    return { table, columns: [], referencedColumns: [] };
   const constraint = identifiers(message, position + ', CONSTRAINT '.length, '\u0000');
-  if (!constraint || !message.startsWith(' FOREIGN KEY (', constraint.end)) return { table, columns: [], referencedColumns: [] };
+  if (!constraint || !message.startsWith(' FOREIGN KEY (', constraint.end))
+    return { table, columns: [], referencedColumns: [] };
   const columns = identifiers(message, constraint.end + ' FOREIGN KEY ('.length, ', ');
-  if (!columns || !message.startsWith(') REFERENCES ', columns.end)) return { table, columns: columns?.names ?? [], referencedColumns: [] };
+  if (!columns || !message.startsWith(') REFERENCES ', columns.end))
+    return { table, columns: columns?.names ?? [], referencedColumns: [] };
   position = columns.end + ') REFERENCES '.length;
   const target = identifiers(message, position, '.');
-  const referenced = target && message.startsWith(' (', target.end) ? identifiers(message, target.end + 2, ', ') : null;
+  const referenced =
+    target && message.startsWith(' (', target.end)
+      ? identifiers(message, target.end + 2, ', ')
+      : null;
   return { table, columns: columns.names, referencedColumns: referenced?.names ?? [] };
 }
 
 /** Backtick-quoted names from `start`, separated by `separator` (`` `a`, `b` `` or `` `db`.`t` ``). */
-function identifiers(textValue: string, start: number, separator: string): { names: string[]; end: number } | null {
+function identifiers(
+  textValue: string,
+  start: number,
+  separator: string,
+): { names: string[]; end: number } | null {
   const names: string[] = [];
   let position = start;
   for (;;) {
@@ -169,11 +193,19 @@ function missingReference(message: string, context: WriteContext): DatabaseRefus
   const detail = foreignKeyDetail(message);
   const columns = detail?.columns.map((c) => knownColumn(c, context)) ?? [];
   if (columns.length === 0 || columns.some((c) => c === null)) {
-    return { code: 'FOREIGN_KEY_VIOLATION', field: null, message: 'A value refers to a row that does not exist' };
+    return {
+      code: 'FOREIGN_KEY_VIOLATION',
+      field: null,
+      message: 'A value refers to a row that does not exist',
+    };
   }
   const names = columns as string[];
   const verb = names.length === 1 ? 'refers' : 'refer';
-  return { code: 'FOREIGN_KEY_VIOLATION', field: names[0], message: `${wordList(names)} ${verb} to a row that does not exist` };
+  return {
+    code: 'FOREIGN_KEY_VIOLATION',
+    field: names[0],
+    message: `${wordList(names)} ${verb} to a row that does not exist`,
+  };
 }
 
 function hasDependents(message: string, context: WriteContext): DatabaseRefusal {
@@ -182,21 +214,35 @@ function hasDependents(message: string, context: WriteContext): DatabaseRefusal 
   const field = referenced.length > 0 && referenced.every((c) => c !== null) ? referenced[0] : null;
   const others = detail?.table ? `rows in ${detail.table}` : 'other rows';
   if (context.operation === 'delete') {
-    return { code: 'FOREIGN_KEY_VIOLATION', field, message: `This row cannot be deleted: ${others} refer to it` };
+    return {
+      code: 'FOREIGN_KEY_VIOLATION',
+      field,
+      message: `This row cannot be deleted: ${others} refer to it`,
+    };
   }
   return {
     code: 'FOREIGN_KEY_VIOLATION',
     field,
-    message: field ? `${field} cannot be changed: ${others} refer to this row` : `This row cannot be changed: ${others} refer to it`,
+    message: field
+      ? `${field} cannot be changed: ${others} refer to this row`
+      : `This row cannot be changed: ${others} refer to it`,
   };
 }
 
 function valueTooLong(message: string, context: WriteContext): DatabaseRefusal {
-  const field = knownColumn(/^Data too long for column '(.*)' at row \d+$/.exec(message)?.[1] ?? fallbackName(message, context), context);
-  const max = field ? context.columns.find((c) => c.name === field)?.maxLength ?? null : null;
+  const field = knownColumn(
+    /^Data too long for column '(.*)' at row \d+$/.exec(message)?.[1] ??
+      fallbackName(message, context),
+    context,
+  );
+  const max = field ? (context.columns.find((c) => c.name === field)?.maxLength ?? null) : null;
   const unit = max === 1 ? 'character' : 'characters';
   if (!field) return { code: 'VALUE_TOO_LONG', field: null, message: 'A value is too long' };
-  return { code: 'VALUE_TOO_LONG', field, message: max !== null ? `${field} is too long: at most ${max} ${unit}` : `${field} is too long` };
+  return {
+    code: 'VALUE_TOO_LONG',
+    field,
+    message: max !== null ? `${field} is too long: at most ${max} ${unit}` : `${field} is too long`,
+  };
 }
 
 /** The English messages of the not-null errors; the column name may itself hold quotes. */
@@ -217,4 +263,3 @@ function fallbackName(message: string, context: WriteContext): string | undefine
   }
   return undefined;
 }
-

@@ -51,7 +51,8 @@ export function parseMysqlUrl(url: string): MysqlUrlParts {
   }
   if (parsed.protocol !== 'mysql:' && parsed.protocol !== 'mariadb:') throw invalidInput(shape);
   const database = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
-  if (!database || database.includes('/')) throw invalidInput(`${shape}: name the database after the host`);
+  if (!database || database.includes('/'))
+    throw invalidInput(`${shape}: name the database after the host`);
   let ssl = false;
   for (const [key, value] of parsed.searchParams) {
     if (key === 'ssl' && (value === 'true' || value === 'false')) ssl = value === 'true';
@@ -104,10 +105,12 @@ const UINT64_MAX = 2n ** 64n - 1n;
 export function toMysqlParameter(value: unknown): unknown {
   if (value === undefined) return null;
   if (typeof value === 'boolean') return mysql.TypedParameter.TINY(value ? 1 : 0);
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return mysql.TypedParameter.LONGLONG(value);
+  if (typeof value === 'number' && Number.isSafeInteger(value))
+    return mysql.TypedParameter.LONGLONG(value);
   if (typeof value === 'bigint') {
     if (value >= INT64_MIN && value <= INT64_MAX) return mysql.TypedParameter.LONGLONG(value);
-    if (value > INT64_MAX && value <= UINT64_MAX) return mysql.TypedParameter.LONGLONG.unsigned(value);
+    if (value > INT64_MAX && value <= UINT64_MAX)
+      return mysql.TypedParameter.LONGLONG.unsigned(value);
     return value.toString();
   }
   if (value instanceof MysqlDecimal) return mysql.TypedParameter.DECIMAL(value.text);
@@ -149,7 +152,11 @@ export class MysqlPool implements SqlPool {
    * @throws DomainError INVALID_INPUT for a URL that is not a mysql URL; the driver's error when the
    * server refuses or cannot be reached.
    */
-  static async open(url: string, options: { poolSize: number }, sessionSql: string = MYSQL_SESSION_SQL): Promise<MysqlPool> {
+  static async open(
+    url: string,
+    options: { poolSize: number },
+    sessionSql: string = MYSQL_SESSION_SQL,
+  ): Promise<MysqlPool> {
     const parts = parseMysqlUrl(url);
     const config: PoolOptions = {
       host: parts.host,
@@ -203,10 +210,16 @@ export class MysqlPool implements SqlPool {
    * for a write that returns rows, undefined for a SELECT. Driver errors propagate unchanged.
    */
   async run(query: CompiledQuery): Promise<StatementResult> {
-    const [result] = await this.pool.execute(query.sql, query.params.map(toMysqlParameter) as never[]);
+    const [result] = await this.pool.execute(
+      query.sql,
+      query.params.map(toMysqlParameter) as never[],
+    );
     if (Array.isArray(result)) {
       const rows = result as Record<string, unknown>[];
-      return { rows, affected: /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i.test(query.sql) ? rows.length : undefined };
+      return {
+        rows,
+        affected: /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i.test(query.sql) ? rows.length : undefined,
+      };
     }
     return { rows: [], affected: (result as ResultSetHeader).affectedRows };
   }

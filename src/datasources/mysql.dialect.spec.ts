@@ -1,5 +1,12 @@
 import mysql from 'mysql2/promise';
-import type { ColumnKind, CompiledQuery, Condition, CountPlan, ModelColumn, SelectPlan } from './dialect';
+import type {
+  ColumnKind,
+  CompiledQuery,
+  Condition,
+  CountPlan,
+  ModelColumn,
+  SelectPlan,
+} from './dialect';
 import { MysqlDecimal, parseMysqlUrl, toMysqlParameter } from './mysql-pool';
 import { escapeMysqlLike, MysqlDialect, mysqlKind } from './mysql.dialect';
 import { ROW_NUMBER_ALIAS } from './sql-compiler';
@@ -51,13 +58,29 @@ function count(plan: CountPlan): CompiledQuery {
 }
 
 function customers(where: Condition): SelectPlan {
-  return { table: { schema: null, name: 'customer' }, columns: ['id', 'name'], where, order: [{ column: 'id', direction: 'ASC' }], take: null, skip: 0 };
+  return {
+    table: { schema: null, name: 'customer' },
+    columns: ['id', 'name'],
+    where,
+    order: [{ column: 'id', direction: 'ASC' }],
+    take: null,
+    skip: 0,
+  };
 }
 
 const TRUE: Condition = { kind: 'and', items: [] };
 
 function col(name: string, kind: ColumnKind, dbType = kind as string): ModelColumn {
-  return { name, dbType, kind, nullable: true, hasDefault: false, generated: false, maxLength: null, enum: null };
+  return {
+    name,
+    dbType,
+    kind,
+    nullable: true,
+    hasDefault: false,
+    generated: false,
+    maxLength: null,
+    enum: null,
+  };
 }
 
 describe('MysqlDialect golden SQL', () => {
@@ -71,7 +94,9 @@ describe('MysqlDialect golden SQL', () => {
       { op: 'lte', sql: '<=' },
     ];
     it.each(cases)('$op compiles to $sql with one bound parameter', ({ op, sql }) => {
-      expect(select(customers({ kind: 'compare', column: 'name', op, value: 'Ada Lovelace' }))).toEqual({
+      expect(
+        select(customers({ kind: 'compare', column: 'name', op, value: 'Ada Lovelace' })),
+      ).toEqual({
         sql: `SELECT \`id\`, \`name\` FROM \`customer\` WHERE \`name\` ${sql} ? ORDER BY \`id\` ASC`,
         params: ['Ada Lovelace'],
       });
@@ -111,11 +136,15 @@ describe('MysqlDialect golden SQL', () => {
 
   describe('in / nin', () => {
     it('in binds one parameter per value; nin is NOT IN', () => {
-      expect(select(customers({ kind: 'in', column: 'id', values: [1101, 1102, 1103], negated: false }))).toEqual({
+      expect(
+        select(customers({ kind: 'in', column: 'id', values: [1101, 1102, 1103], negated: false })),
+      ).toEqual({
         sql: 'SELECT `id`, `name` FROM `customer` WHERE `id` IN (?, ?, ?) ORDER BY `id` ASC',
         params: [1101, 1102, 1103],
       });
-      expect(select(customers({ kind: 'in', column: 'name', values: ['Ada', 'Grace'], negated: true }))).toEqual({
+      expect(
+        select(customers({ kind: 'in', column: 'name', values: ['Ada', 'Grace'], negated: true })),
+      ).toEqual({
         sql: 'SELECT `id`, `name` FROM `customer` WHERE `name` NOT IN (?, ?) ORDER BY `id` ASC',
         params: ['Ada', 'Grace'],
       });
@@ -139,15 +168,23 @@ describe('MysqlDialect golden SQL', () => {
       { mode: 'startsWith', pattern: 'lovelace%' },
       { mode: 'endsWith', pattern: '%lovelace' },
     ];
-    it.each(cases)('$mode: both sides lower-cased under utf8mb4_bin, ESCAPE |, pattern $pattern bound', ({ mode, pattern }) => {
-      expect(select(customers({ kind: 'like', column: 'name', mode, value: 'lovelace' }))).toEqual({
-        sql: `SELECT \`id\`, \`name\` FROM \`customer\` WHERE ${like('`name`')} ORDER BY \`id\` ASC`,
-        params: [pattern],
-      });
-    });
+    it.each(cases)(
+      '$mode: both sides lower-cased under utf8mb4_bin, ESCAPE |, pattern $pattern bound',
+      ({ mode, pattern }) => {
+        expect(
+          select(customers({ kind: 'like', column: 'name', mode, value: 'lovelace' })),
+        ).toEqual({
+          sql: `SELECT \`id\`, \`name\` FROM \`customer\` WHERE ${like('`name`')} ORDER BY \`id\` ASC`,
+          params: [pattern],
+        });
+      },
+    );
 
     it('escapes %, _ and | with |; leaves \\, [ and ] alone (contains)', () => {
-      const q = count({ table: { schema: null, name: 'product' }, where: { kind: 'like', column: 'title', mode: 'contains', value: '50%_off\\[sale]|x' } });
+      const q = count({
+        table: { schema: null, name: 'product' },
+        where: { kind: 'like', column: 'title', mode: 'contains', value: '50%_off\\[sale]|x' },
+      });
       expect(q).toEqual({
         sql: `SELECT COUNT(*) AS \`count\` FROM \`product\` WHERE ${like('`title`')}`,
         params: ['%50|%|_off\\[sale]||x%'],
@@ -155,14 +192,23 @@ describe('MysqlDialect golden SQL', () => {
     });
 
     it('escapes in startsWith and endsWith the same way', () => {
-      const starts = count({ table: { schema: null, name: 'product' }, where: { kind: 'like', column: 'title', mode: 'startsWith', value: '[a]_b%' } });
-      const ends = count({ table: { schema: null, name: 'product' }, where: { kind: 'like', column: 'title', mode: 'endsWith', value: 'c\\d|' } });
+      const starts = count({
+        table: { schema: null, name: 'product' },
+        where: { kind: 'like', column: 'title', mode: 'startsWith', value: '[a]_b%' },
+      });
+      const ends = count({
+        table: { schema: null, name: 'product' },
+        where: { kind: 'like', column: 'title', mode: 'endsWith', value: 'c\\d|' },
+      });
       expect(starts.params).toEqual(['[a]|_b|%%']);
       expect(ends.params).toEqual(['%c\\d||']);
     });
 
     it('a value made only of specials is fully escaped; the SQL never holds a backslash', () => {
-      const q = count({ table: { schema: null, name: 'product' }, where: { kind: 'like', column: 'title', mode: 'contains', value: '%%__||\\\\' } });
+      const q = count({
+        table: { schema: null, name: 'product' },
+        where: { kind: 'like', column: 'title', mode: 'contains', value: '%%__||\\\\' },
+      });
       expect(q.params).toEqual(['%|%|%|_|_||||\\\\%']);
       expect(q.sql).not.toContain('\\');
     });
@@ -176,8 +222,13 @@ describe('MysqlDialect golden SQL', () => {
 
   describe('and / or', () => {
     it('and: [] is true (1=1), or: [] false (1=0)', () => {
-      expect(count({ table: { schema: null, name: 'customer' }, where: TRUE })).toEqual({ sql: 'SELECT COUNT(*) AS `count` FROM `customer` WHERE 1=1', params: [] });
-      expect(count({ table: { schema: null, name: 'customer' }, where: { kind: 'or', items: [] } })).toEqual({
+      expect(count({ table: { schema: null, name: 'customer' }, where: TRUE })).toEqual({
+        sql: 'SELECT COUNT(*) AS `count` FROM `customer` WHERE 1=1',
+        params: [],
+      });
+      expect(
+        count({ table: { schema: null, name: 'customer' }, where: { kind: 'or', items: [] } }),
+      ).toEqual({
         sql: 'SELECT COUNT(*) AS `count` FROM `customer` WHERE 1=0',
         params: [],
       });
@@ -215,7 +266,15 @@ describe('MysqlDialect golden SQL', () => {
     });
 
     it('a single-item and/or is still parenthesised', () => {
-      expect(count({ table: { schema: null, name: 'customer' }, where: { kind: 'or', items: [{ kind: 'compare', column: 'name', op: 'neq', value: 'Bob' }] } })).toEqual({
+      expect(
+        count({
+          table: { schema: null, name: 'customer' },
+          where: {
+            kind: 'or',
+            items: [{ kind: 'compare', column: 'name', op: 'neq', value: 'Bob' }],
+          },
+        }),
+      ).toEqual({
         sql: 'SELECT COUNT(*) AS `count` FROM `customer` WHERE (`name` <> ?)',
         params: ['Bob'],
       });
@@ -236,7 +295,10 @@ describe('MysqlDialect golden SQL', () => {
         take: null,
         skip: 0,
       });
-      expect(q).toEqual({ sql: 'SELECT `id`, `name`, `email` FROM `customer` WHERE 1=1 ORDER BY `name` DESC, `email` ASC, `id` ASC', params: [] });
+      expect(q).toEqual({
+        sql: 'SELECT `id`, `name`, `email` FROM `customer` WHERE 1=1 ORDER BY `name` DESC, `email` ASC, `id` ASC',
+        params: [],
+      });
     });
   });
 
@@ -251,11 +313,17 @@ describe('MysqlDialect golden SQL', () => {
     });
 
     it('take only: LIMIT ? after the filter parameters', () => {
-      expect(select(base(25, 0))).toEqual({ sql: 'SELECT `id` FROM `customer` WHERE `name` = ? ORDER BY `id` DESC LIMIT ?', params: ['Ada', 25] });
+      expect(select(base(25, 0))).toEqual({
+        sql: 'SELECT `id` FROM `customer` WHERE `name` = ? ORDER BY `id` DESC LIMIT ?',
+        params: ['Ada', 25],
+      });
     });
 
     it('take and skip: LIMIT ? OFFSET ?', () => {
-      expect(select(base(25, 50))).toEqual({ sql: 'SELECT `id` FROM `customer` WHERE `name` = ? ORDER BY `id` DESC LIMIT ? OFFSET ?', params: ['Ada', 25, 50] });
+      expect(select(base(25, 50))).toEqual({
+        sql: 'SELECT `id` FROM `customer` WHERE `name` = ? ORDER BY `id` DESC LIMIT ? OFFSET ?',
+        params: ['Ada', 25, 50],
+      });
     });
 
     it('take: 0 is a bound LIMIT of 0', () => {
@@ -272,7 +340,10 @@ describe('MysqlDialect golden SQL', () => {
     });
 
     it('no take and no skip: no pagination clause', () => {
-      expect(select(base(null, 0))).toEqual({ sql: 'SELECT `id` FROM `customer` WHERE `name` = ? ORDER BY `id` DESC', params: ['Ada'] });
+      expect(select(base(null, 0))).toEqual({
+        sql: 'SELECT `id` FROM `customer` WHERE `name` = ? ORDER BY `id` DESC',
+        params: ['Ada'],
+      });
     });
   });
 
@@ -337,7 +408,14 @@ describe('MysqlDialect golden SQL', () => {
 
     it('keeps a hostile-looking value out of the SQL text', () => {
       const evil = `x'); DROP TABLE customer; --`;
-      const q = select(customers({ kind: 'in', column: 'name', values: [evil, `O'Brien`, 'back\\slash'], negated: false }));
+      const q = select(
+        customers({
+          kind: 'in',
+          column: 'name',
+          values: [evil, `O'Brien`, 'back\\slash'],
+          negated: false,
+        }),
+      );
       expect(q.params).toEqual([evil, `O'Brien`, 'back\\slash']);
       expect(q.sql).not.toContain('DROP');
     });
@@ -372,19 +450,35 @@ describe('MysqlDialect golden SQL', () => {
         returning: ['id', 'name', 'created_at'],
         kinds: { id: 'int', name: 'text', created_at: 'timestamptz' },
       });
-      expect(q).toEqual({ sql: 'INSERT INTO `shop`.`customer` (`name`, `vip`) VALUES (?, ?) RETURNING `id`, `name`, `created_at`', params: ['Ada', 1] });
+      expect(q).toEqual({
+        sql: 'INSERT INTO `shop`.`customer` (`name`, `vip`) VALUES (?, ?) RETURNING `id`, `name`, `created_at`',
+        params: ['Ada', 1],
+      });
       expectAllValuesBound(q);
     });
 
     it('insert without RETURNING (MySQL)', () => {
-      const q = my.compileInsert({ table, values: [{ column: 'name', value: `O'Brien` }], returning: [] });
-      expect(q).toEqual({ sql: 'INSERT INTO `shop`.`customer` (`name`) VALUES (?)', params: [`O'Brien`] });
+      const q = my.compileInsert({
+        table,
+        values: [{ column: 'name', value: `O'Brien` }],
+        returning: [],
+      });
+      expect(q).toEqual({
+        sql: 'INSERT INTO `shop`.`customer` (`name`) VALUES (?)',
+        params: [`O'Brien`],
+      });
       expectAllValuesBound(q);
     });
 
     it('insert of defaults only is () VALUES () (no DEFAULT VALUES in MySQL)', () => {
-      expect(my.compileInsert({ table, values: [], returning: [] })).toEqual({ sql: 'INSERT INTO `shop`.`customer` () VALUES ()', params: [] });
-      expect(my.compileInsert({ table, values: [], returning: ['id'] })).toEqual({ sql: 'INSERT INTO `shop`.`customer` () VALUES () RETURNING `id`', params: [] });
+      expect(my.compileInsert({ table, values: [], returning: [] })).toEqual({
+        sql: 'INSERT INTO `shop`.`customer` () VALUES ()',
+        params: [],
+      });
+      expect(my.compileInsert({ table, values: [], returning: ['id'] })).toEqual({
+        sql: 'INSERT INTO `shop`.`customer` () VALUES () RETURNING `id`',
+        params: [],
+      });
     });
 
     it('update: SET then WHERE, and never RETURNING even when asked', () => {
@@ -398,7 +492,10 @@ describe('MysqlDialect golden SQL', () => {
         returning: [],
       };
       const q = my.compileUpdate(plan);
-      expect(q).toEqual({ sql: 'UPDATE `shop`.`customer` SET `name` = ?, `email` = ? WHERE `id` = ?', params: ['Grace', null, 7] });
+      expect(q).toEqual({
+        sql: 'UPDATE `shop`.`customer` SET `name` = ?, `email` = ? WHERE `id` = ?',
+        params: ['Grace', null, 7],
+      });
       expectAllValuesBound(q);
       expect(my.compileUpdate({ ...plan, returning: ['id', 'name'] })).toEqual(q);
     });
@@ -414,7 +511,10 @@ describe('MysqlDialect golden SQL', () => {
           ],
         },
       });
-      expect(q).toEqual({ sql: 'DELETE FROM `shop`.`customer` WHERE (`tenant` = ? AND `id` = ?)', params: [3, 9007199254740993n] });
+      expect(q).toEqual({
+        sql: 'DELETE FROM `shop`.`customer` WHERE (`tenant` = ? AND `id` = ?)',
+        params: [3, 9007199254740993n],
+      });
       expectAllValuesBound(q);
     });
   });
@@ -494,14 +594,21 @@ describe('MysqlDialect values', () => {
   });
 
   it('bindValue: 64-bit integer text as BigInt, numbers unchanged', () => {
-    expect(my.bindValue(col('id', 'bigint', 'bigint(20)'), '9007199254740993')).toBe(9007199254740993n);
-    expect(my.bindValue(col('id', 'bigint', 'bigint(20) unsigned'), '18446744073709551615')).toBe(18446744073709551615n);
+    expect(my.bindValue(col('id', 'bigint', 'bigint(20)'), '9007199254740993')).toBe(
+      9007199254740993n,
+    );
+    expect(my.bindValue(col('id', 'bigint', 'bigint(20) unsigned'), '18446744073709551615')).toBe(
+      18446744073709551615n,
+    );
     expect(my.bindValue(col('id', 'int'), 42)).toBe(42);
     expect(my.bindValue(col('id', 'int'), '-7')).toBe(-7n);
   });
 
   it('bindValue: decimals as exact DECIMAL parameters', () => {
-    const text = my.bindValue(col('price', 'decimal', 'decimal(40,10)'), '123456789012345678.1234567891');
+    const text = my.bindValue(
+      col('price', 'decimal', 'decimal(40,10)'),
+      '123456789012345678.1234567891',
+    );
     expect(text).toBeInstanceOf(MysqlDecimal);
     expect(String(text)).toBe('123456789012345678.1234567891');
     expect(JSON.stringify({ v: text })).toBe('{"v":"123456789012345678.1234567891"}');
@@ -514,9 +621,13 @@ describe('MysqlDialect values', () => {
     expect(my.bindValue(ts, '2024-01-02T08:34:05.123+05:30')).toBe('2024-01-02 03:04:05.123');
     expect(my.bindValue(ts, '2024-01-01T23:00:00-03:00')).toBe('2024-01-02 02:00:00.000');
     expect(my.bindValue(ts, '2024-01-02T03:04:05Z')).toBe('2024-01-02 03:04:05.000');
-    expect(my.bindValue(ts, new Date(Date.UTC(2024, 0, 2, 3, 4, 5, 6)))).toBe('2024-01-02 03:04:05.006');
+    expect(my.bindValue(ts, new Date(Date.UTC(2024, 0, 2, 3, 4, 5, 6)))).toBe(
+      '2024-01-02 03:04:05.006',
+    );
     expect(my.bindValue(ts, '2024-01-02 03:04:05')).toBe('2024-01-02 03:04:05');
-    expect(my.bindValue(col('at', 'timestamp', 'datetime'), '2024-01-02T03:04:05.5')).toBe('2024-01-02 03:04:05.5');
+    expect(my.bindValue(col('at', 'timestamp', 'datetime'), '2024-01-02T03:04:05.5')).toBe(
+      '2024-01-02 03:04:05.5',
+    );
     expect(my.bindValue(col('on', 'date'), '2024-01-02')).toBe('2024-01-02');
   });
 
@@ -526,10 +637,18 @@ describe('MysqlDialect values', () => {
   });
 
   it('formatValue: dates and times as text, independent of any zone', () => {
-    expect(my.formatValue(col('at', 'timestamp', 'datetime(6)'), '2024-01-02 03:04:05.123456')).toBe('2024-01-02T03:04:05.123');
-    expect(my.formatValue(col('at', 'timestamp', 'datetime'), '2024-01-02 03:04:05')).toBe('2024-01-02T03:04:05');
-    expect(my.formatValue(col('at', 'timestamptz', 'timestamp'), '2024-01-02 03:04:05')).toBe('2024-01-02T03:04:05.000Z');
-    expect(my.formatValue(col('at', 'timestamptz', 'timestamp(6)'), '2024-01-02 03:04:05.123456')).toBe('2024-01-02T03:04:05.123Z');
+    expect(
+      my.formatValue(col('at', 'timestamp', 'datetime(6)'), '2024-01-02 03:04:05.123456'),
+    ).toBe('2024-01-02T03:04:05.123');
+    expect(my.formatValue(col('at', 'timestamp', 'datetime'), '2024-01-02 03:04:05')).toBe(
+      '2024-01-02T03:04:05',
+    );
+    expect(my.formatValue(col('at', 'timestamptz', 'timestamp'), '2024-01-02 03:04:05')).toBe(
+      '2024-01-02T03:04:05.000Z',
+    );
+    expect(
+      my.formatValue(col('at', 'timestamptz', 'timestamp(6)'), '2024-01-02 03:04:05.123456'),
+    ).toBe('2024-01-02T03:04:05.123Z');
     expect(my.formatValue(col('on', 'date'), '2024-01-02')).toBe('2024-01-02');
     expect(my.formatValue(col('at', 'timestamp', 'datetime'), '0000-00-00 00:00:00')).toBeNull();
     expect(my.formatValue(col('on', 'date'), '0000-00-00')).toBeNull();
@@ -542,12 +661,21 @@ describe('MysqlDialect values', () => {
     expect(my.formatValue(b, 2)).toBe(true);
     expect(my.formatValue(col('vip', 'boolean', 'bit(1)'), Buffer.from([1]))).toBe(true);
     expect(my.formatValue(col('vip', 'boolean', 'bit(1)'), Buffer.from([0]))).toBe(false);
-    expect(my.formatValue(col('flags', 'bigint', 'bit(64)'), Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]))).toBe('18446744073709551615');
+    expect(
+      my.formatValue(
+        col('flags', 'bigint', 'bit(64)'),
+        Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
+      ),
+    ).toBe('18446744073709551615');
   });
 
   it('formatValue: exact numbers as text, FLOAT with its shortest digits', () => {
-    expect(my.formatValue(col('n', 'bigint', 'bigint(20)'), '9223372036854775807')).toBe('9223372036854775807');
-    expect(my.formatValue(col('n', 'decimal', 'decimal(40,10)'), '123456789012345678.1234567891')).toBe('123456789012345678.1234567891');
+    expect(my.formatValue(col('n', 'bigint', 'bigint(20)'), '9223372036854775807')).toBe(
+      '9223372036854775807',
+    );
+    expect(
+      my.formatValue(col('n', 'decimal', 'decimal(40,10)'), '123456789012345678.1234567891'),
+    ).toBe('123456789012345678.1234567891');
     expect(my.formatValue(col('f', 'float', 'float'), 1.100000023841858)).toBe(1.1);
     expect(my.formatValue(col('f', 'float', 'double'), 0.1)).toBe(0.1);
     expect(my.formatValue(col('n', 'int', 'int(11)'), 42)).toBe(42);
@@ -565,7 +693,14 @@ describe('mysql-pool helpers', () => {
       database: 'shop',
       ssl: false,
     });
-    expect(parseMysqlUrl('mariadb://root@[::1]/x?ssl=true')).toEqual({ host: '::1', port: 3306, user: 'root', password: undefined, database: 'x', ssl: true });
+    expect(parseMysqlUrl('mariadb://root@[::1]/x?ssl=true')).toEqual({
+      host: '::1',
+      port: 3306,
+      user: 'root',
+      password: undefined,
+      database: 'x',
+      ssl: true,
+    });
   });
 
   it.each([
@@ -581,10 +716,15 @@ describe('mysql-pool helpers', () => {
 
   it('toMysqlParameter: integers as LONGLONG, decimals as DECIMAL, undefined as NULL', () => {
     const T = mysql.Types as unknown as Record<string, number>;
-    const typed = (v: unknown) => toMysqlParameter(v) as { type: number; value: unknown; unsigned: boolean };
+    const typed = (v: unknown) =>
+      toMysqlParameter(v) as { type: number; value: unknown; unsigned: boolean };
     expect(typed(25)).toMatchObject({ type: T.LONGLONG, value: 25n, unsigned: false });
     expect(typed(-3n)).toMatchObject({ type: T.LONGLONG, value: -3n, unsigned: false });
-    expect(typed(18446744073709551615n)).toMatchObject({ type: T.LONGLONG, value: 18446744073709551615n, unsigned: true });
+    expect(typed(18446744073709551615n)).toMatchObject({
+      type: T.LONGLONG,
+      value: 18446744073709551615n,
+      unsigned: true,
+    });
     expect(toMysqlParameter(18446744073709551616n)).toBe('18446744073709551616');
     expect(typed(new MysqlDecimal('1.50'))).toMatchObject({ type: T.DECIMAL, value: '1.50' });
     expect(typed(true)).toMatchObject({ type: T.TINY });

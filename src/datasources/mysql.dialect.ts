@@ -159,7 +159,10 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
    */
   capabilities(serverVersion: string | null): Capabilities {
     const mariadb = serverVersion !== null && /mariadb/i.test(serverVersion);
-    return { insertReturning: mariadb && versionAtLeast(serverVersion ?? '', 10, 5), updateReturning: false };
+    return {
+      insertReturning: mariadb && versionAtLeast(serverVersion ?? '', 10, 5),
+      updateReturning: false,
+    };
   }
 
   /**
@@ -190,7 +193,9 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
    * - primaryKey: the `PRIMARY` constraint's columns in key order (MySQL always names it so).
    */
   async introspect(pool: SqlPool, tables: TableRef[]): Promise<IntrospectedTable[]> {
-    const database = String((await pool.run({ sql: 'SELECT DATABASE() AS `db`', params: [] })).rows[0]?.db ?? '');
+    const database = String(
+      (await pool.run({ sql: 'SELECT DATABASE() AS `db`', params: [] })).rows[0]?.db ?? '',
+    );
     const bySchema = new Map<string, string[]>();
     for (const t of tables) {
       const schema = t.schema ?? database;
@@ -239,7 +244,9 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
         schema,
         dbName: t.name,
         columns: cols.map(modelColumn),
-        primaryKey: tableKeys.filter((k) => k.constraint_name === 'PRIMARY').map((k) => String(k.column_name)),
+        primaryKey: tableKeys
+          .filter((k) => k.constraint_name === 'PRIMARY')
+          .map((k) => String(k.column_name)),
         foreignKeys: foreignKeys(tableKeys),
       });
     }
@@ -286,7 +293,10 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
    */
   override compileInsert(plan: InsertPlan): CompiledQuery {
     if (plan.values.length > 0) return super.compileInsert(plan);
-    return { sql: `INSERT INTO ${this.tableName(plan.table)} () VALUES ()${this.returning(plan.returning, plan.kinds)}`, params: [] };
+    return {
+      sql: `INSERT INTO ${this.tableName(plan.table)} () VALUES ()${this.returning(plan.returning, plan.kinds)}`,
+      params: [],
+    };
   }
 
   /** `UPDATE … SET … WHERE`, never RETURNING (neither MySQL nor MariaDB has UPDATE … RETURNING). */
@@ -315,14 +325,24 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
     switch (column.kind) {
       case 'int':
       case 'bigint':
-        return typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? BigInt(value.trim()) : value;
+        return typeof value === 'string' && /^-?\d+$/.test(value.trim())
+          ? BigInt(value.trim())
+          : value;
       case 'decimal':
-        if (typeof value === 'number' && Number.isFinite(value)) return new MysqlDecimal(String(value));
+        if (typeof value === 'number' && Number.isFinite(value))
+          return new MysqlDecimal(String(value));
         if (typeof value === 'bigint') return new MysqlDecimal(value.toString());
-        return typeof value === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(value) ? new MysqlDecimal(value.trim()) : value;
+        return typeof value === 'string' &&
+          /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(value)
+          ? new MysqlDecimal(value.trim())
+          : value;
       case 'timestamptz':
         if (value instanceof Date) return utcText(formatInstant(value));
-        if (typeof value === 'string' && /(Z|[+-]\d{2}(:?\d{2})?)$/i.test(value.trim()) && /[ T]\d{2}:\d{2}/.test(value)) {
+        if (
+          typeof value === 'string' &&
+          /(Z|[+-]\d{2}(:?\d{2})?)$/i.test(value.trim()) &&
+          /[ T]\d{2}:\d{2}/.test(value)
+        ) {
           return utcText(formatInstant(value.trim().replace(/z$/, 'Z')));
         }
         return typeof value === 'string' ? value.replace('T', ' ') : value;
@@ -396,11 +416,15 @@ function shortestFloat32(value: number): number {
 
 function modelColumn(r: ColumnRow): ModelColumn {
   const extra = String(r.extra ?? '').toLowerCase();
-  const computed = /\b(virtual|stored|persistent) generated\b/.test(extra) || /^(virtual|persistent|stored)$/.test(extra.trim());
+  const computed =
+    /\b(virtual|stored|persistent) generated\b/.test(extra) ||
+    /^(virtual|persistent|stored)$/.test(extra.trim());
   const autoIncrement = extra.includes('auto_increment');
   const nullable = String(r.is_nullable).toUpperCase() === 'YES';
-  const dflt = r.column_default === null || r.column_default === undefined ? null : String(r.column_default);
-  const hasDefault = !computed && !autoIncrement && dflt !== null && !(nullable && dflt.toUpperCase() === 'NULL');
+  const dflt =
+    r.column_default === null || r.column_default === undefined ? null : String(r.column_default);
+  const hasDefault =
+    !computed && !autoIncrement && dflt !== null && !(nullable && dflt.toUpperCase() === 'NULL');
   const columnType = String(r.column_type);
   const length = /^(?:var)?char\((\d+)\)/i.exec(columnType);
   return {
@@ -424,7 +448,8 @@ function foreignKeys(rows: KeyRow[]): ModelForeignKey[] {
   }
   return [...byName.values()].map((parts) => ({
     columns: parts.map((p) => String(p.column_name)),
-    referencedSchema: parts[0].referenced_table_schema === null ? null : String(parts[0].referenced_table_schema),
+    referencedSchema:
+      parts[0].referenced_table_schema === null ? null : String(parts[0].referenced_table_schema),
     referencedTable: String(parts[0].referenced_table_name),
     referencedColumns: parts.map((p) => String(p.referenced_column_name)),
   }));

@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
 import { SERVICE_URLS, describeWith } from '../../test/support/services';
-import type { CompiledQuery, Condition, DatabaseRefusal, IntrospectedTable, ModelColumn, SqlPool, WriteContext } from './dialect';
+import type {
+  CompiledQuery,
+  Condition,
+  DatabaseRefusal,
+  IntrospectedTable,
+  ModelColumn,
+  SqlPool,
+  WriteContext,
+} from './dialect';
 import { translateMysqlError } from './mysql-errors';
 import { MysqlPool, toMysqlParameter } from './mysql-pool';
 import { MysqlDialect } from './mysql.dialect';
@@ -27,7 +35,11 @@ function databaseUrl(name: string): string {
 
 /** A raw mysql2 connection (setup, and sessions the adapter does not control). */
 async function rawConnection(database?: string): Promise<mysql.Connection> {
-  return mysql.createConnection({ uri: database ? databaseUrl(database) : SERVICE_URLS.mysql, multipleStatements: true, dateStrings: true });
+  return mysql.createConnection({
+    uri: database ? databaseUrl(database) : SERVICE_URLS.mysql,
+    multipleStatements: true,
+    dateStrings: true,
+  });
 }
 
 const SETUP = `
@@ -130,12 +142,18 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
 
   beforeAll(async () => {
     admin = await rawConnection();
-    globalZone = String(((await admin.query('SELECT @@global.time_zone AS tz')) as unknown as [{ tz: string }[]])[0][0].tz);
+    globalZone = String(
+      (
+        (await admin.query('SELECT @@global.time_zone AS tz')) as unknown as [{ tz: string }[]]
+      )[0][0].tz,
+    );
     await admin.query(`CREATE DATABASE \`${DB}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci`);
     await admin.query(`USE \`${DB}\``);
     await admin.query(SETUP);
     const rows = Object.entries(TEXTS).map(([id, v]) => [Number(id), v, v, v, v]);
-    await admin.query('INSERT INTO texts (id, bin_col, ci_col, ai_col, latin_col) VALUES ?', [rows]);
+    await admin.query('INSERT INTO texts (id, bin_col, ci_col, ai_col, latin_col) VALUES ?', [
+      rows,
+    ]);
     pool = await dialect.open(databaseUrl(DB), { poolSize: 3 });
     const found = await dialect.introspect(pool, await dialect.listTables(pool));
     tables = new Map(found.map((t) => [t.dbName, t]));
@@ -146,7 +164,9 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
     if (admin) {
       await admin.query(`DROP DATABASE IF EXISTS \`${DB}\``);
       // Nothing here may leak into the server's globals.
-      const [rows] = (await admin.query('SELECT @@global.time_zone AS tz')) as unknown as [{ tz: string }[]];
+      const [rows] = (await admin.query('SELECT @@global.time_zone AS tz')) as unknown as [
+        { tz: string }[],
+      ];
       expect(rows[0].tz).toBe(globalZone);
       await admin.end();
     }
@@ -158,48 +178,78 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
 
   describe('connection and sessions', () => {
     it('refuses a URL that is not a mysql URL, or names no database', async () => {
-      await expect(dialect.open('postgres://root@127.0.0.1/x', { poolSize: 1 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-      await expect(dialect.open('mysql://root@127.0.0.1:3306', { poolSize: 1 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-      await expect(dialect.open(`${databaseUrl(DB)}?dateStrings=false`, { poolSize: 1 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await expect(
+        dialect.open('postgres://root@127.0.0.1/x', { poolSize: 1 }),
+      ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await expect(
+        dialect.open('mysql://root@127.0.0.1:3306', { poolSize: 1 }),
+      ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await expect(
+        dialect.open(`${databaseUrl(DB)}?dateStrings=false`, { poolSize: 1 }),
+      ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     });
 
     it('fails to open when the server cannot be reached or the database does not exist', async () => {
-      await expect(dialect.open('mysql://root@127.0.0.1:1/x', { poolSize: 1 })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
-      await expect(dialect.open(databaseUrl(`${DB}_missing`), { poolSize: 1 })).rejects.toMatchObject({ errno: 1049 });
+      await expect(
+        dialect.open('mysql://root@127.0.0.1:1/x', { poolSize: 1 }),
+      ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      await expect(
+        dialect.open(databaseUrl(`${DB}_missing`), { poolSize: 1 }),
+      ).rejects.toMatchObject({ errno: 1049 });
     });
 
     it('pins every pooled session to UTC and a strict sql_mode', async () => {
       // Three at once, so the pool opens all three connections.
       const sessions = await Promise.all(
         [0, 1, 2].map(() =>
-          pool.run({ sql: 'SELECT CONNECTION_ID() AS id, @@session.time_zone AS tz, @@session.sql_mode AS mode, SLEEP(?) AS s', params: [0.2] }),
+          pool.run({
+            sql: 'SELECT CONNECTION_ID() AS id, @@session.time_zone AS tz, @@session.sql_mode AS mode, SLEEP(?) AS s',
+            params: [0.2],
+          }),
         ),
       );
       const ids = new Set(sessions.map((s) => s.rows[0].id));
       expect(ids.size).toBe(3);
       for (const s of sessions) {
         expect(s.rows[0].tz).toBe('+00:00');
-        expect(String(s.rows[0].mode).split(',')).toEqual(expect.arrayContaining(['STRICT_ALL_TABLES', 'NO_ZERO_DATE', 'NO_ZERO_IN_DATE']));
-        expect(String(s.rows[0].mode)).not.toMatch(/ANSI_QUOTES|NO_BACKSLASH_ESCAPES|PIPES_AS_CONCAT/);
+        expect(String(s.rows[0].mode).split(',')).toEqual(
+          expect.arrayContaining(['STRICT_ALL_TABLES', 'NO_ZERO_DATE', 'NO_ZERO_IN_DATE']),
+        );
+        expect(String(s.rows[0].mode)).not.toMatch(
+          /ANSI_QUOTES|NO_BACKSLASH_ESCAPES|PIPES_AS_CONCAT/,
+        );
       }
     });
 
     it('fails to open, with the cause, when the session cannot be pinned', async () => {
-      await expect(MysqlPool.open(databaseUrl(DB), { poolSize: 1 }, "SET SESSION sql_mode = 'NOT_A_MODE'")).rejects.toMatchObject({ errno: 1231 });
+      await expect(
+        MysqlPool.open(databaseUrl(DB), { poolSize: 1 }, "SET SESSION sql_mode = 'NOT_A_MODE'"),
+      ).rejects.toMatchObject({ errno: 1231 });
     });
 
     it('never runs a statement on a pooled session that could not be pinned', async () => {
       // Session setup reads its mode from a table: valid while the pool opens, invalid for the
       // connections it opens later.
-      await admin.query(`CREATE TABLE \`${DB}\`.modes (m varchar(100)); INSERT INTO \`${DB}\`.modes VALUES ('STRICT_ALL_TABLES')`);
+      await admin.query(
+        `CREATE TABLE \`${DB}\`.modes (m varchar(100)); INSERT INTO \`${DB}\`.modes VALUES ('STRICT_ALL_TABLES')`,
+      );
       await admin.query(`CREATE TABLE \`${DB}\`.session_log (mode varchar(200))`);
-      const p = await MysqlPool.open(databaseUrl(DB), { poolSize: 3 }, `SET SESSION sql_mode = (SELECT m FROM \`${DB}\`.modes)`);
+      const p = await MysqlPool.open(
+        databaseUrl(DB),
+        { poolSize: 3 },
+        `SET SESSION sql_mode = (SELECT m FROM \`${DB}\`.modes)`,
+      );
       try {
         await admin.query(`UPDATE \`${DB}\`.modes SET m = 'NOT_A_MODE'`);
-        const log = { sql: 'INSERT INTO session_log (mode) SELECT @@session.sql_mode FROM DUAL WHERE SLEEP(?) = 0', params: [0.2] };
+        const log = {
+          sql: 'INSERT INTO session_log (mode) SELECT @@session.sql_mode FROM DUAL WHERE SLEEP(?) = 0',
+          params: [0.2],
+        };
         const outcomes = await Promise.allSettled([p.run(log), p.run(log), p.run(log)]);
         expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected', 'rejected']);
-        const [rows] = (await admin.query(`SELECT mode FROM \`${DB}\`.session_log`)) as unknown as [{ mode: string }[]];
+        const [rows] = (await admin.query(`SELECT mode FROM \`${DB}\`.session_log`)) as unknown as [
+          { mode: string }[],
+        ];
         expect(rows).toEqual([{ mode: 'STRICT_ALL_TABLES' }]);
       } finally {
         await p.close();
@@ -211,14 +261,21 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       const version = await pool.serverVersion();
       expect(version).toMatch(/^\d+\.\d+\.\d+/);
       const mariaReturning = /mariadb/i.test(version) && !/^10\.[0-4]\./.test(version);
-      expect(dialect.capabilities(version)).toEqual({ insertReturning: mariaReturning, updateReturning: false });
+      expect(dialect.capabilities(version)).toEqual({
+        insertReturning: mariaReturning,
+        updateReturning: false,
+      });
     });
   });
 
   describe('introspection', () => {
     it('lists the base tables of the URL database with the database as schema (no views)', async () => {
       const listed = await dialect.listTables(pool);
-      expect(listed).toEqual(['customers', 'employees', 'kinds', 'line_items', 'memberships', 'orders', 'texts'].map((name) => ({ schema: DB, name })));
+      expect(listed).toEqual(
+        ['customers', 'employees', 'kinds', 'line_items', 'memberships', 'orders', 'texts'].map(
+          (name) => ({ schema: DB, name }),
+        ),
+      );
     });
 
     it('maps every column type to its kind, with nullability, defaults, generation and lengths', () => {
@@ -226,7 +283,12 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       expect(kinds.schema).toBe(DB);
       expect(kinds.primaryKey).toEqual(['id']);
       expect(kinds.foreignKeys).toEqual([]);
-      const summary = Object.fromEntries(kinds.columns.map((c) => [c.name, [c.kind, c.nullable, c.hasDefault, c.generated, Boolean(c.computed), c.maxLength]]));
+      const summary = Object.fromEntries(
+        kinds.columns.map((c) => [
+          c.name,
+          [c.kind, c.nullable, c.hasDefault, c.generated, Boolean(c.computed), c.maxLength],
+        ]),
+      );
       expect(summary).toEqual({
         id: ['int', false, false, true, false, null],
         flag: ['boolean', true, false, false, false, null],
@@ -264,15 +326,44 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
     });
 
     it('reads single, composite and self-referencing foreign keys and composite primary keys', () => {
-      expect(tables.get('orders')!.foreignKeys).toEqual([{ columns: ['customer_id'], referencedSchema: DB, referencedTable: 'customers', referencedColumns: ['id'] }]);
-      expect(tables.get('line_items')!.foreignKeys).toEqual([
-        { columns: ['tenant_id', 'slug'], referencedSchema: DB, referencedTable: 'memberships', referencedColumns: ['tenant_id', 'slug'] },
+      expect(tables.get('orders')!.foreignKeys).toEqual([
+        {
+          columns: ['customer_id'],
+          referencedSchema: DB,
+          referencedTable: 'customers',
+          referencedColumns: ['id'],
+        },
       ]);
-      expect(tables.get('employees')!.foreignKeys).toEqual([{ columns: ['manager_id'], referencedSchema: DB, referencedTable: 'employees', referencedColumns: ['id'] }]);
+      expect(tables.get('line_items')!.foreignKeys).toEqual([
+        {
+          columns: ['tenant_id', 'slug'],
+          referencedSchema: DB,
+          referencedTable: 'memberships',
+          referencedColumns: ['tenant_id', 'slug'],
+        },
+      ]);
+      expect(tables.get('employees')!.foreignKeys).toEqual([
+        {
+          columns: ['manager_id'],
+          referencedSchema: DB,
+          referencedTable: 'employees',
+          referencedColumns: ['id'],
+        },
+      ]);
       expect(tables.get('memberships')!.primaryKey).toEqual(['tenant_id', 'slug']);
       expect(tables.get('orders')!.primaryKey).toEqual(['id']);
-      expect(column('orders', 'id')).toMatchObject({ kind: 'bigint', generated: true, hasDefault: false, nullable: false });
-      expect(column('customers', 'email')).toMatchObject({ kind: 'text', maxLength: 100, nullable: false, hasDefault: false });
+      expect(column('orders', 'id')).toMatchObject({
+        kind: 'bigint',
+        generated: true,
+        hasDefault: false,
+        nullable: false,
+      });
+      expect(column('customers', 'email')).toMatchObject({
+        kind: 'text',
+        maxLength: 100,
+        nullable: false,
+        hasDefault: false,
+      });
     });
 
     it('keeps the order asked for, skips missing tables and reads a null schema as the URL database', async () => {
@@ -307,7 +398,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       at_instant: '2024-01-02T08:34:05.678+05:30',
       clock: '10:20:30',
       yr: 2024,
-      code: 'O\'Brien\\',
+      code: "O'Brien\\",
       label: 'abcd',
       body: 'multi\nline ✓ 😀',
       doc: '{"a": [1, 2]}',
@@ -319,9 +410,19 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
 
     it('writes every kind with bound parameters and reads it back in the contract form', async () => {
       const kinds = columns('kinds');
-      const values = Object.entries(written).map(([name, value]) => ({ column: name, value: dialect.bindValue(kinds.find((c) => c.name === name)!, value) }));
+      const values = Object.entries(written).map(([name, value]) => ({
+        column: name,
+        value: dialect.bindValue(
+          kinds.find((c) => c.name === name)!,
+          value,
+        ),
+      }));
       const caps = dialect.capabilities(await pool.serverVersion());
-      const insert = dialect.compileInsert({ table: table('kinds'), values, returning: caps.insertReturning ? ['id', 'total_cents', 'shout'] : [] });
+      const insert = dialect.compileInsert({
+        table: table('kinds'),
+        values,
+        returning: caps.insertReturning ? ['id', 'total_cents', 'shout'] : [],
+      });
       const result = await pool.run(insert);
       expect(result.affected).toBe(1);
       if (caps.insertReturning) {
@@ -330,9 +431,18 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       id = 1;
       const names = kinds.map((c) => c.name);
       const { rows } = await pool.run(
-        dialect.compileSelect({ table: table('kinds'), columns: names, where: { kind: 'compare', column: 'id', op: 'eq', value: id }, order: [{ column: 'id', direction: 'ASC' }], take: 1, skip: 0 }),
+        dialect.compileSelect({
+          table: table('kinds'),
+          columns: names,
+          where: { kind: 'compare', column: 'id', op: 'eq', value: id },
+          order: [{ column: 'id', direction: 'ASC' }],
+          take: 1,
+          skip: 0,
+        }),
       );
-      const out = Object.fromEntries(kinds.map((c) => [c.name, dialect.formatValue(c, rows[0][c.name])]));
+      const out = Object.fromEntries(
+        kinds.map((c) => [c.name, dialect.formatValue(c, rows[0][c.name])]),
+      );
       expect(out).toEqual({
         id: 1,
         flag: true,
@@ -369,15 +479,29 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
     it('filters 64-bit integers and decimals exactly, beyond 2^53 and 15 digits', async () => {
       const kinds = columns('kinds');
       const c = (name: string) => kinds.find((k) => k.name === name)!;
-      const countWhere = async (where: Condition) => Number((await pool.run(dialect.compileCount({ table: table('kinds'), where }))).rows[0].count);
-      const cmp = (name: string, op: 'eq' | 'lt' | 'gt', value: unknown): Condition => ({ kind: 'compare', column: name, op, value: dialect.bindValue(c(name), value) });
+      const countWhere = async (where: Condition) =>
+        Number(
+          (await pool.run(dialect.compileCount({ table: table('kinds'), where }))).rows[0].count,
+        );
+      const cmp = (name: string, op: 'eq' | 'lt' | 'gt', value: unknown): Condition => ({
+        kind: 'compare',
+        column: name,
+        op,
+        value: dialect.bindValue(c(name), value),
+      });
       expect(await countWhere(cmp('ubig', 'eq', '18446744073709551615'))).toBe(1);
       expect(await countWhere(cmp('ubig', 'lt', '18446744073709551615'))).toBe(0);
       expect(await countWhere(cmp('big', 'eq', '-9223372036854775808'))).toBe(1);
       expect(await countWhere(cmp('big', 'gt', '-9223372036854775808'))).toBe(0);
-      expect(await countWhere(cmp('price', 'eq', '123456789012345678901234567890.1234567891'))).toBe(1);
-      expect(await countWhere(cmp('price', 'eq', '123456789012345678901234567890.1234567892'))).toBe(0);
-      expect(await countWhere(cmp('price', 'lt', '123456789012345678901234567890.1234567892'))).toBe(1);
+      expect(
+        await countWhere(cmp('price', 'eq', '123456789012345678901234567890.1234567891')),
+      ).toBe(1);
+      expect(
+        await countWhere(cmp('price', 'eq', '123456789012345678901234567890.1234567892')),
+      ).toBe(0);
+      expect(
+        await countWhere(cmp('price', 'lt', '123456789012345678901234567890.1234567892')),
+      ).toBe(1);
       expect(await countWhere(cmp('uint', 'eq', 4294967295))).toBe(1);
       expect(await countWhere(cmp('flag', 'eq', true))).toBe(1);
       expect(await countWhere(cmp('bitflag', 'eq', true))).toBe(1);
@@ -387,34 +511,98 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       expect(await countWhere(cmp('at_local', 'eq', '2024-01-02T03:04:05.678'))).toBe(1);
       expect(await countWhere(cmp('born', 'lt', '1900-01-01'))).toBe(1);
       // Text matching on date, enum and JSON columns compares their text.
-      expect(await countWhere({ kind: 'like', column: 'born', mode: 'startsWith', value: '1839-06' })).toBe(1);
-      expect(await countWhere({ kind: 'like', column: 'at_local', mode: 'startsWith', value: '2024-01-02 03' })).toBe(1);
-      expect(await countWhere({ kind: 'like', column: 'mood', mode: 'contains', value: 'AD' })).toBe(1);
-      expect(await countWhere({ kind: 'like', column: 'doc', mode: 'contains', value: '"A"' })).toBe(1);
-      expect(await countWhere({ kind: 'in', column: 'big', values: ['1', '-9223372036854775808'].map((v) => dialect.bindValue(c('big'), v)), negated: false })).toBe(1);
+      expect(
+        await countWhere({ kind: 'like', column: 'born', mode: 'startsWith', value: '1839-06' }),
+      ).toBe(1);
+      expect(
+        await countWhere({
+          kind: 'like',
+          column: 'at_local',
+          mode: 'startsWith',
+          value: '2024-01-02 03',
+        }),
+      ).toBe(1);
+      expect(
+        await countWhere({ kind: 'like', column: 'mood', mode: 'contains', value: 'AD' }),
+      ).toBe(1);
+      expect(
+        await countWhere({ kind: 'like', column: 'doc', mode: 'contains', value: '"A"' }),
+      ).toBe(1);
+      expect(
+        await countWhere({
+          kind: 'in',
+          column: 'big',
+          values: ['1', '-9223372036854775808'].map((v) => dialect.bindValue(c('big'), v)),
+          negated: false,
+        }),
+      ).toBe(1);
     });
 
     it('updates report rows found (not only changed), deletes report rows removed', async () => {
       const where: Condition = { kind: 'compare', column: 'id', op: 'eq', value: id };
-      const same = await pool.run(dialect.compileUpdate({ table: table('kinds'), set: [{ column: 'tiny', value: -128 }], where, returning: [] }));
+      const same = await pool.run(
+        dialect.compileUpdate({
+          table: table('kinds'),
+          set: [{ column: 'tiny', value: -128 }],
+          where,
+          returning: [],
+        }),
+      );
       expect(same).toEqual({ rows: [], affected: 1 });
-      const none = await pool.run(dialect.compileUpdate({ table: table('kinds'), set: [{ column: 'tiny', value: 1 }], where: { kind: 'compare', column: 'id', op: 'eq', value: 999 }, returning: [] }));
+      const none = await pool.run(
+        dialect.compileUpdate({
+          table: table('kinds'),
+          set: [{ column: 'tiny', value: 1 }],
+          where: { kind: 'compare', column: 'id', op: 'eq', value: 999 },
+          returning: [],
+        }),
+      );
       expect(none.affected).toBe(0);
-      const extra = await pool.run(dialect.compileInsert({ table: table('kinds'), values: [], returning: [] }));
+      const extra = await pool.run(
+        dialect.compileInsert({ table: table('kinds'), values: [], returning: [] }),
+      );
       expect(extra.affected).toBe(1);
-      const removed = await pool.run(dialect.compileDelete({ table: table('kinds'), where: { kind: 'compare', column: 'id', op: 'gt', value: id } }));
+      const removed = await pool.run(
+        dialect.compileDelete({
+          table: table('kinds'),
+          where: { kind: 'compare', column: 'id', op: 'gt', value: id },
+        }),
+      );
       expect(removed.affected).toBe(1);
-      expect((await pool.run(dialect.compileDelete({ table: table('kinds'), where: { kind: 'compare', column: 'id', op: 'gt', value: id } }))).affected).toBe(0);
+      expect(
+        (
+          await pool.run(
+            dialect.compileDelete({
+              table: table('kinds'),
+              where: { kind: 'compare', column: 'id', op: 'gt', value: id },
+            }),
+          )
+        ).affected,
+      ).toBe(0);
     });
 
     it('pages with bound LIMIT/OFFSET, skip without take, and per-partition windows', async () => {
       const ids = async (take: number | null, skip: number) =>
-        (await pool.run(dialect.compileSelect({ table: table('texts'), columns: ['id'], where: { kind: 'and', items: [] }, order: [{ column: 'id', direction: 'DESC' }], take, skip }))).rows.map((r) => r.id);
+        (
+          await pool.run(
+            dialect.compileSelect({
+              table: table('texts'),
+              columns: ['id'],
+              where: { kind: 'and', items: [] },
+              order: [{ column: 'id', direction: 'DESC' }],
+              take,
+              skip,
+            }),
+          )
+        ).rows.map((r) => r.id);
       expect(await ids(3, 0)).toEqual([16, 15, 14]);
       expect(await ids(2, 3)).toEqual([13, 12]);
       expect(await ids(0, 0)).toEqual([]);
       expect(await ids(null, 14)).toEqual([2, 1]);
-      await admin.query('INSERT INTO orders (customer_id, placed_at) VALUES (1, ?), (1, ?), (2, ?)', ['2024-02-01 00:00:00', '2024-03-01 00:00:00', '2024-01-01 00:00:00']);
+      await admin.query(
+        'INSERT INTO orders (customer_id, placed_at) VALUES (1, ?), (1, ?), (2, ?)',
+        ['2024-02-01 00:00:00', '2024-03-01 00:00:00', '2024-01-01 00:00:00'],
+      );
       const { rows } = await pool.run(
         dialect.compileSelect({
           table: table('orders'),
@@ -432,7 +620,18 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       expect(rows).toEqual([{ id: '2', customer_id: 1 }]);
       // NULL sorts first under ASC, last under DESC, with no NULLS clause.
       const nulls = async (direction: 'ASC' | 'DESC') =>
-        (await pool.run(dialect.compileSelect({ table: table('texts'), columns: ['id'], where: { kind: 'in', column: 'id', values: [15, 16], negated: false }, order: [{ column: 'bin_col', direction }], take: null, skip: 0 }))).rows.map((r) => r.id);
+        (
+          await pool.run(
+            dialect.compileSelect({
+              table: table('texts'),
+              columns: ['id'],
+              where: { kind: 'in', column: 'id', values: [15, 16], negated: false },
+              order: [{ column: 'bin_col', direction }],
+              take: null,
+              skip: 0,
+            }),
+          )
+        ).rows.map((r) => r.id);
       expect(await nulls('ASC')).toEqual([16, 15]);
       expect(await nulls('DESC')).toEqual([15, 16]);
     });
@@ -451,7 +650,12 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       const result = await pool.run(q);
       expect(result.rows).toEqual([{ id: 3, email: 'cy@example.com', code: null }]);
       expect(result.affected).toBe(1);
-      await pool.run(dialect.compileDelete({ table: table('customers'), where: { kind: 'compare', column: 'id', op: 'eq', value: 3 } }));
+      await pool.run(
+        dialect.compileDelete({
+          table: table('customers'),
+          where: { kind: 'compare', column: 'id', op: 'eq', value: 3 },
+        }),
+      );
     });
   });
 
@@ -459,10 +663,31 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
     const read = async (p: SqlPool, id: number) => {
       const kinds = columns('kinds');
       const names = ['born', 'at_local', 'at_instant'];
-      const { rows } = await p.run(dialect.compileSelect({ table: table('kinds'), columns: names, where: { kind: 'compare', column: 'id', op: 'eq', value: id }, order: [{ column: 'id', direction: 'ASC' }], take: 1, skip: 0 }));
-      return Object.fromEntries(names.map((n) => [n, dialect.formatValue(kinds.find((c) => c.name === n)!, rows[0][n])]));
+      const { rows } = await p.run(
+        dialect.compileSelect({
+          table: table('kinds'),
+          columns: names,
+          where: { kind: 'compare', column: 'id', op: 'eq', value: id },
+          order: [{ column: 'id', direction: 'ASC' }],
+          take: 1,
+          skip: 0,
+        }),
+      );
+      return Object.fromEntries(
+        names.map((n) => [
+          n,
+          dialect.formatValue(
+            kinds.find((c) => c.name === n)!,
+            rows[0][n],
+          ),
+        ]),
+      );
     };
-    const expected = { born: '1839-06-21', at_local: '2024-01-02T03:04:05.678', at_instant: '2024-01-02T03:04:05.678Z' };
+    const expected = {
+      born: '1839-06-21',
+      at_local: '2024-01-02T03:04:05.678',
+      at_instant: '2024-01-02T03:04:05.678Z',
+    };
 
     /**
      * Jest gives each test file a copy of `process.env`, so the process zone cannot be changed in
@@ -502,7 +727,12 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       ['UTC', 0],
     ])('process TZ %s', async (zone, offset) => {
       const { stdout } = await promisify(execFile)(process.execPath, ['-e', CHILD], {
-        env: { ...process.env, TZ: zone, TG_URL: databaseUrl(DB), TG_DIALECT: join(__dirname, 'mysql.dialect.ts') },
+        env: {
+          ...process.env,
+          TZ: zone,
+          TG_URL: databaseUrl(DB),
+          TG_DIALECT: join(__dirname, 'mysql.dialect.ts'),
+        },
       });
       expect(JSON.parse(stdout)).toEqual({ offset, before: expected, after: expected });
     });
@@ -511,25 +741,40 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       const other = await rawConnection(DB);
       try {
         await other.query("SET SESSION time_zone = '+05:30'");
-        await other.query("INSERT INTO kinds (id, born, at_local, at_instant) VALUES (50, '2024-02-29', '2024-01-02 08:34:05.123', '2024-01-02 08:34:05.123')");
-        const [seen] = (await other.query('SELECT at_instant FROM kinds WHERE id = 50')) as unknown as [{ at_instant: string }[]];
+        await other.query(
+          "INSERT INTO kinds (id, born, at_local, at_instant) VALUES (50, '2024-02-29', '2024-01-02 08:34:05.123', '2024-01-02 08:34:05.123')",
+        );
+        const [seen] = (await other.query(
+          'SELECT at_instant FROM kinds WHERE id = 50',
+        )) as unknown as [{ at_instant: string }[]];
         expect(seen[0].at_instant).toBe('2024-01-02 08:34:05.123');
       } finally {
         await other.end();
       }
-      expect(await read(pool, 50)).toEqual({ born: '2024-02-29', at_local: '2024-01-02T08:34:05.123', at_instant: '2024-01-02T03:04:05.123Z' });
+      expect(await read(pool, 50)).toEqual({
+        born: '2024-02-29',
+        at_local: '2024-01-02T08:34:05.123',
+        at_instant: '2024-01-02T03:04:05.123Z',
+      });
       expect(await read(pool, 1)).toEqual(expected);
       // And the instant the adapter wrote earlier is the same seen from a +05:30 session.
       const check = await rawConnection(DB);
       try {
         await check.query("SET SESSION time_zone = '+05:30'");
-        const [r] = (await check.query('SELECT at_instant, UNIX_TIMESTAMP(at_instant) AS epoch FROM kinds WHERE id = 1')) as unknown as [{ at_instant: string; epoch: string }[]];
+        const [r] = (await check.query(
+          'SELECT at_instant, UNIX_TIMESTAMP(at_instant) AS epoch FROM kinds WHERE id = 1',
+        )) as unknown as [{ at_instant: string; epoch: string }[]];
         expect(r[0].at_instant).toBe('2024-01-02 08:34:05.678');
         expect(Number(r[0].epoch)).toBe(Date.UTC(2024, 0, 2, 3, 4, 5, 678) / 1000);
       } finally {
         await check.end();
       }
-      await pool.run(dialect.compileDelete({ table: table('kinds'), where: { kind: 'compare', column: 'id', op: 'eq', value: 50 } }));
+      await pool.run(
+        dialect.compileDelete({
+          table: table('kinds'),
+          where: { kind: 'compare', column: 'id', op: 'eq', value: 50 },
+        }),
+      );
     });
   });
 
@@ -561,8 +806,24 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       ['endsWith', 'OLE', [13, 14]],
       ['contains', '', [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]],
     ];
-    const match = async (p: { run(q: CompiledQuery): Promise<{ rows: Record<string, unknown>[] }> }, columnName: string, mode: 'contains' | 'startsWith' | 'endsWith', value: string) =>
-      (await p.run(dialect.compileSelect({ table: table('texts'), columns: ['id'], where: { kind: 'like', column: columnName, mode, value }, order: [{ column: 'id', direction: 'ASC' }], take: null, skip: 0 }))).rows.map((r) => r.id);
+    const match = async (
+      p: { run(q: CompiledQuery): Promise<{ rows: Record<string, unknown>[] }> },
+      columnName: string,
+      mode: 'contains' | 'startsWith' | 'endsWith',
+      value: string,
+    ) =>
+      (
+        await p.run(
+          dialect.compileSelect({
+            table: table('texts'),
+            columns: ['id'],
+            where: { kind: 'like', column: columnName, mode, value },
+            order: [{ column: 'id', direction: 'ASC' }],
+            take: null,
+            skip: 0,
+          }),
+        )
+      ).rows.map((r) => r.id);
 
     for (const columnName of ['bin_col', 'ci_col', 'ai_col', 'latin_col']) {
       it.each(cases)(`${columnName}: %s %j → %j`, async (mode, value, ids) => {
@@ -575,10 +836,20 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       try {
         await raw.query("SET SESSION sql_mode = 'NO_BACKSLASH_ESCAPES,ANSI_QUOTES'");
         const viaRaw = {
-          run: async (q: CompiledQuery) => ({ rows: ((await raw.execute(q.sql, q.params.map(toMysqlParameter) as never[])) as unknown as [Record<string, unknown>[]])[0] }),
+          run: async (q: CompiledQuery) => ({
+            rows: (
+              (await raw.execute(q.sql, q.params.map(toMysqlParameter) as never[])) as unknown as [
+                Record<string, unknown>[],
+              ]
+            )[0],
+          }),
         };
         for (const [mode, value, ids] of cases) {
-          expect([mode, value, await match(viaRaw, 'bin_col', mode, value)]).toEqual([mode, value, ids]);
+          expect([mode, value, await match(viaRaw, 'bin_col', mode, value)]).toEqual([
+            mode,
+            value,
+            ids,
+          ]);
         }
       } finally {
         await raw.end();
@@ -608,11 +879,25 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       return { error, result };
     }
 
-    const SQL_KEYWORDS = /\b(SELECT|INSERT|UPDATE|DELETE|INTO|VALUES|WHERE|FROM|SET|KEY|CONSTRAINT|REFERENCES|UNIQUE|NULL|TABLE|FOREIGN|PRIMARY)\b/;
-    const DRIVER_WORDS = /\b(key|constraint|duplicate|entry|foreign|fails|null|default|data|child|parent|primary|references|field|column)\b/i;
-    const NAMES = ['customers_code_uq', 'customers_age_ck', 'orders_customer_fk', 'line_items_membership_fk', 'employees_manager_fk', 'PRIMARY', DB];
+    const SQL_KEYWORDS =
+      /\b(SELECT|INSERT|UPDATE|DELETE|INTO|VALUES|WHERE|FROM|SET|KEY|CONSTRAINT|REFERENCES|UNIQUE|NULL|TABLE|FOREIGN|PRIMARY)\b/;
+    const DRIVER_WORDS =
+      /\b(key|constraint|duplicate|entry|foreign|fails|null|default|data|child|parent|primary|references|field|column)\b/i;
+    const NAMES = [
+      'customers_code_uq',
+      'customers_age_ck',
+      'orders_customer_fk',
+      'line_items_membership_fk',
+      'employees_manager_fk',
+      'PRIMARY',
+      DB,
+    ];
 
-    function expectPlain(result: DatabaseRefusal | null, error: { sqlMessage: string }, values: string[]) {
+    function expectPlain(
+      result: DatabaseRefusal | null,
+      error: { sqlMessage: string },
+      values: string[],
+    ) {
       expect(result).not.toBeNull();
       const message = result!.message;
       expect(message).not.toMatch(SQL_KEYWORDS);
@@ -624,126 +909,282 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
     }
 
     const insert = (name: string, values: Record<string, unknown>) =>
-      dialect.compileInsert({ table: table(name), values: Object.entries(values).map(([column, value]) => ({ column, value })), returning: [] });
+      dialect.compileInsert({
+        table: table(name),
+        values: Object.entries(values).map(([column, value]) => ({ column, value })),
+        returning: [],
+      });
     const update = (name: string, set: Record<string, unknown>, id: unknown) =>
-      dialect.compileUpdate({ table: table(name), set: Object.entries(set).map(([column, value]) => ({ column, value })), where: { kind: 'compare', column: 'id', op: 'eq', value: id }, returning: [] });
-    const remove = (name: string, id: unknown) => dialect.compileDelete({ table: table(name), where: { kind: 'compare', column: 'id', op: 'eq', value: id } });
+      dialect.compileUpdate({
+        table: table(name),
+        set: Object.entries(set).map(([column, value]) => ({ column, value })),
+        where: { kind: 'compare', column: 'id', op: 'eq', value: id },
+        returning: [],
+      });
+    const remove = (name: string, id: unknown) =>
+      dialect.compileDelete({
+        table: table(name),
+        where: { kind: 'compare', column: 'id', op: 'eq', value: id },
+      });
 
     describe('1062 ER_DUP_ENTRY → UNIQUE_VIOLATION', () => {
       it('names the column of a unique key named after it, on insert and update', async () => {
-        const { error, result } = await refusal(insert('customers', { email: 'ann@example.com', name: 'Another' }), context('customers', 'insert'));
+        const { error, result } = await refusal(
+          insert('customers', { email: 'ann@example.com', name: 'Another' }),
+          context('customers', 'insert'),
+        );
         expect(error.errno).toBe(1062);
-        expect(result).toEqual({ code: 'UNIQUE_VIOLATION', field: 'email', message: 'A row with this email already exists' });
+        expect(result).toEqual({
+          code: 'UNIQUE_VIOLATION',
+          field: 'email',
+          message: 'A row with this email already exists',
+        });
         expectPlain(result, error, ['ann@example.com', 'Another']);
-        const again = await refusal(update('customers', { email: 'ann@example.com' }, 2), context('customers', 'update'));
-        expect(again.result).toEqual({ code: 'UNIQUE_VIOLATION', field: 'email', message: 'A row with this email already exists' });
+        const again = await refusal(
+          update('customers', { email: 'ann@example.com' }, 2),
+          context('customers', 'update'),
+        );
+        expect(again.result).toEqual({
+          code: 'UNIQUE_VIOLATION',
+          field: 'email',
+          message: 'A row with this email already exists',
+        });
       });
 
       it('names no field for the primary key or an index named otherwise, and never the index name', async () => {
-        const pk = await refusal(insert('customers', { id: 1, email: 'new@example.com', name: 'New' }), context('customers', 'insert'));
+        const pk = await refusal(
+          insert('customers', { id: 1, email: 'new@example.com', name: 'New' }),
+          context('customers', 'insert'),
+        );
         expect(pk.error.sqlMessage).toMatch(/PRIMARY/);
-        expect(pk.result).toEqual({ code: 'UNIQUE_VIOLATION', field: null, message: 'A row with these values already exists' });
+        expect(pk.result).toEqual({
+          code: 'UNIQUE_VIOLATION',
+          field: null,
+          message: 'A row with these values already exists',
+        });
         expectPlain(pk.result, pk.error, ['new@example.com']);
-        const named = await refusal(insert('customers', { email: 'n2@example.com', name: 'N2', code: 'A1' }), context('customers', 'insert'));
+        const named = await refusal(
+          insert('customers', { email: 'n2@example.com', name: 'N2', code: 'A1' }),
+          context('customers', 'insert'),
+        );
         expect(named.error.sqlMessage).toMatch(/customers_code_uq/);
-        expect(named.result).toEqual({ code: 'UNIQUE_VIOLATION', field: null, message: 'A row with these values already exists' });
+        expect(named.result).toEqual({
+          code: 'UNIQUE_VIOLATION',
+          field: null,
+          message: 'A row with these values already exists',
+        });
         expectPlain(named.result, named.error, ['A1', 'n2@example.com']);
-        const composite = await refusal(insert('memberships', { tenant_id: 7, slug: 'sales' }), context('memberships', 'insert'));
-        expect(composite.result).toEqual({ code: 'UNIQUE_VIOLATION', field: null, message: 'A row with these values already exists' });
+        const composite = await refusal(
+          insert('memberships', { tenant_id: 7, slug: 'sales' }),
+          context('memberships', 'insert'),
+        );
+        expect(composite.result).toEqual({
+          code: 'UNIQUE_VIOLATION',
+          field: null,
+          message: 'A row with these values already exists',
+        });
         expectPlain(composite.result, composite.error, ['sales', '7-sales']);
       });
     });
 
     describe('1452 / 1451 → FOREIGN_KEY_VIOLATION', () => {
       it('1452 insert: names the column whose value refers to no row', async () => {
-        const { error, result } = await refusal(insert('orders', { customer_id: 99 }), context('orders', 'insert'));
+        const { error, result } = await refusal(
+          insert('orders', { customer_id: 99 }),
+          context('orders', 'insert'),
+        );
         expect(error.errno).toBe(1452);
-        expect(result).toEqual({ code: 'FOREIGN_KEY_VIOLATION', field: 'customer_id', message: 'customer_id refers to a row that does not exist' });
+        expect(result).toEqual({
+          code: 'FOREIGN_KEY_VIOLATION',
+          field: 'customer_id',
+          message: 'customer_id refers to a row that does not exist',
+        });
         expectPlain(result, error, ['99']);
       });
 
       it('1452 update: the same', async () => {
-        const { error, result } = await refusal(update('orders', { customer_id: 99 }, 1), context('orders', 'update'));
-        expect(result).toEqual({ code: 'FOREIGN_KEY_VIOLATION', field: 'customer_id', message: 'customer_id refers to a row that does not exist' });
+        const { error, result } = await refusal(
+          update('orders', { customer_id: 99 }, 1),
+          context('orders', 'update'),
+        );
+        expect(result).toEqual({
+          code: 'FOREIGN_KEY_VIOLATION',
+          field: 'customer_id',
+          message: 'customer_id refers to a row that does not exist',
+        });
         expectPlain(result, error, ['99']);
       });
 
       it('1452 with a composite key lists its columns', async () => {
-        const { error, result } = await refusal(insert('line_items', { id: 1, tenant_id: 7, slug: 'nowhere' }), context('line_items', 'insert'));
-        expect(result).toEqual({ code: 'FOREIGN_KEY_VIOLATION', field: 'tenant_id', message: 'tenant_id and slug refer to a row that does not exist' });
+        const { error, result } = await refusal(
+          insert('line_items', { id: 1, tenant_id: 7, slug: 'nowhere' }),
+          context('line_items', 'insert'),
+        );
+        expect(result).toEqual({
+          code: 'FOREIGN_KEY_VIOLATION',
+          field: 'tenant_id',
+          message: 'tenant_id and slug refer to a row that does not exist',
+        });
         expectPlain(result, error, ['nowhere']);
       });
 
       it('1451 delete: the row has dependents; names the key and the referencing table', async () => {
-        const { error, result } = await refusal(remove('customers', 1), context('customers', 'delete'));
+        const { error, result } = await refusal(
+          remove('customers', 1),
+          context('customers', 'delete'),
+        );
         expect(error.errno).toBe(1451);
-        expect(result).toEqual({ code: 'FOREIGN_KEY_VIOLATION', field: 'id', message: 'This row cannot be deleted: rows in orders refer to it' });
+        expect(result).toEqual({
+          code: 'FOREIGN_KEY_VIOLATION',
+          field: 'id',
+          message: 'This row cannot be deleted: rows in orders refer to it',
+        });
         expectPlain(result, error, []);
       });
 
       it('1451 delete of a self-referenced row names the table itself', async () => {
-        const { error, result } = await refusal(remove('employees', 1), context('employees', 'delete'));
-        expect(result).toEqual({ code: 'FOREIGN_KEY_VIOLATION', field: 'id', message: 'This row cannot be deleted: rows in employees refer to it' });
+        const { error, result } = await refusal(
+          remove('employees', 1),
+          context('employees', 'delete'),
+        );
+        expect(result).toEqual({
+          code: 'FOREIGN_KEY_VIOLATION',
+          field: 'id',
+          message: 'This row cannot be deleted: rows in employees refer to it',
+        });
         expectPlain(result, error, []);
       });
 
       it('1451 update of a key other rows refer to: says the key cannot change', async () => {
-        const { error, result } = await refusal(update('customers', { id: 1000 }, 1), context('customers', 'update'));
-        expect(result).toEqual({ code: 'FOREIGN_KEY_VIOLATION', field: 'id', message: 'id cannot be changed: rows in orders refer to this row' });
+        const { error, result } = await refusal(
+          update('customers', { id: 1000 }, 1),
+          context('customers', 'update'),
+        );
+        expect(result).toEqual({
+          code: 'FOREIGN_KEY_VIOLATION',
+          field: 'id',
+          message: 'id cannot be changed: rows in orders refer to this row',
+        });
         expectPlain(result, error, ['1000']);
       });
     });
 
     describe('1048 / 1364 → NOT_NULL_VIOLATION', () => {
       it('1048: an explicit null, on insert and update', async () => {
-        const { error, result } = await refusal(insert('customers', { email: 'nn@example.com', name: null }), context('customers', 'insert'));
+        const { error, result } = await refusal(
+          insert('customers', { email: 'nn@example.com', name: null }),
+          context('customers', 'insert'),
+        );
         expect(error.errno).toBe(1048);
-        expect(result).toEqual({ code: 'NOT_NULL_VIOLATION', field: 'name', message: 'name cannot be empty' });
+        expect(result).toEqual({
+          code: 'NOT_NULL_VIOLATION',
+          field: 'name',
+          message: 'name cannot be empty',
+        });
         expectPlain(result, error, ['nn@example.com']);
-        const upd = await refusal(update('customers', { name: null }, 2), context('customers', 'update'));
-        expect(upd.result).toEqual({ code: 'NOT_NULL_VIOLATION', field: 'name', message: 'name cannot be empty' });
+        const upd = await refusal(
+          update('customers', { name: null }, 2),
+          context('customers', 'update'),
+        );
+        expect(upd.result).toEqual({
+          code: 'NOT_NULL_VIOLATION',
+          field: 'name',
+          message: 'name cannot be empty',
+        });
       });
 
       it("1364: a required column left out (strict mode: doesn't have a default value)", async () => {
-        const { error, result } = await refusal(insert('customers', { email: 'nd@example.com' }), context('customers', 'insert'));
+        const { error, result } = await refusal(
+          insert('customers', { email: 'nd@example.com' }),
+          context('customers', 'insert'),
+        );
         expect(error.errno).toBe(1364);
-        expect(result).toEqual({ code: 'NOT_NULL_VIOLATION', field: 'name', message: 'name cannot be empty' });
+        expect(result).toEqual({
+          code: 'NOT_NULL_VIOLATION',
+          field: 'name',
+          message: 'name cannot be empty',
+        });
         expectPlain(result, error, ['nd@example.com']);
       });
     });
 
     describe('1406 ER_DATA_TOO_LONG → VALUE_TOO_LONG (refused, never truncated)', () => {
       it('names the column and its limit, even when another column has the same length', async () => {
-        const { error, result } = await refusal(insert('customers', { email: 'tl@example.com', name: 'TL', label: 'ABCDEFGHIJK' }), context('customers', 'insert'));
+        const { error, result } = await refusal(
+          insert('customers', { email: 'tl@example.com', name: 'TL', label: 'ABCDEFGHIJK' }),
+          context('customers', 'insert'),
+        );
         expect(error.errno).toBe(1406);
-        expect(result).toEqual({ code: 'VALUE_TOO_LONG', field: 'label', message: 'label is too long: at most 10 characters' });
+        expect(result).toEqual({
+          code: 'VALUE_TOO_LONG',
+          field: 'label',
+          message: 'label is too long: at most 10 characters',
+        });
         expectPlain(result, error, ['ABCDEFGHIJK', 'tl@example.com']);
-        const upd = await refusal(update('customers', { note: 'x'.repeat(21) }, 2), context('customers', 'update'));
-        expect(upd.result).toEqual({ code: 'VALUE_TOO_LONG', field: 'note', message: 'note is too long: at most 20 characters' });
-        const [rows] = (await admin.query(`SELECT note FROM \`${DB}\`.customers WHERE id = 2`)) as unknown as [{ note: string | null }[]];
+        const upd = await refusal(
+          update('customers', { note: 'x'.repeat(21) }, 2),
+          context('customers', 'update'),
+        );
+        expect(upd.result).toEqual({
+          code: 'VALUE_TOO_LONG',
+          field: 'note',
+          message: 'note is too long: at most 20 characters',
+        });
+        const [rows] = (await admin.query(
+          `SELECT note FROM \`${DB}\`.customers WHERE id = 2`,
+        )) as unknown as [{ note: string | null }[]];
         expect(rows[0].note).toBeNull();
       });
 
       it('counts characters, not bytes', async () => {
         const ok = await pool.run(update('customers', { label: 'ÉÉÉÉÉÉÉÉÉ😀' }, 2));
         expect(ok.affected).toBe(1);
-        const { result } = await refusal(update('customers', { label: 'ÉÉÉÉÉÉÉÉÉ😀x' }, 2), context('customers', 'update'));
+        const { result } = await refusal(
+          update('customers', { label: 'ÉÉÉÉÉÉÉÉÉ😀x' }, 2),
+          context('customers', 'update'),
+        );
         expect(result?.code).toBe('VALUE_TOO_LONG');
       });
     });
 
     describe('anything else → null', () => {
       it('a check constraint, a syntax error, an unknown table', async () => {
-        const check = await refusal(insert('customers', { email: 'ck@example.com', name: 'Ck', age: -1 }), context('customers', 'insert'));
+        const check = await refusal(
+          insert('customers', { email: 'ck@example.com', name: 'Ck', age: -1 }),
+          context('customers', 'insert'),
+        );
         expect([3819, 4025]).toContain(check.error.errno);
         expect(check.result).toBeNull();
-        expect((await refusal({ sql: 'INSERT INTO customers VALUES (', params: [] }, context('customers', 'insert'))).result).toBeNull();
-        expect((await refusal({ sql: 'DELETE FROM nowhere', params: [] }, context('customers', 'delete'))).result).toBeNull();
+        expect(
+          (
+            await refusal(
+              { sql: 'INSERT INTO customers VALUES (', params: [] },
+              context('customers', 'insert'),
+            )
+          ).result,
+        ).toBeNull();
+        expect(
+          (
+            await refusal(
+              { sql: 'DELETE FROM nowhere', params: [] },
+              context('customers', 'delete'),
+            )
+          ).result,
+        ).toBeNull();
       });
 
       it('values that are not database errors', () => {
         const ctx = context('customers', 'insert');
-        for (const value of [null, undefined, 'Duplicate entry', 1062, new Error('boom'), { code: 'ECONNREFUSED' }, { code: '23505' }, { errno: 9999 }]) {
+        for (const value of [
+          null,
+          undefined,
+          'Duplicate entry',
+          1062,
+          new Error('boom'),
+          { code: 'ECONNREFUSED' },
+          { code: '23505' },
+          { errno: 9999 },
+        ]) {
           expect(translateMysqlError(value, ctx)).toBeNull();
         }
       });

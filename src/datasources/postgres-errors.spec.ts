@@ -11,11 +11,28 @@ import { PostgresDialect } from './postgres.dialect';
  */
 
 function col(name: string, maxLength: number | null = null): ModelColumn {
-  return { name, dbType: maxLength ? `character varying(${maxLength})` : 'text', kind: 'text', nullable: true, hasDefault: false, generated: false, maxLength, enum: null };
+  return {
+    name,
+    dbType: maxLength ? `character varying(${maxLength})` : 'text',
+    kind: 'text',
+    nullable: true,
+    hasDefault: false,
+    generated: false,
+    maxLength,
+    enum: null,
+  };
 }
 
 const COLUMNS: Record<string, ModelColumn[]> = {
-  customers: [col('id'), col('email', 100), col('name'), col('code', 10), col('Display Name'), col('nickname'), col('age')],
+  customers: [
+    col('id'),
+    col('email', 100),
+    col('name'),
+    col('code', 10),
+    col('Display Name'),
+    col('nickname'),
+    col('age'),
+  ],
   memberships: [col('tenant_id'), col('slug')],
   orders: [col('id'), col('customer_id')],
   employees: [col('id'), col('manager_id')],
@@ -27,8 +44,10 @@ function context(table: string, operation: WriteContext['operation']): WriteCont
 }
 
 /** SQL keywords as statements spell them, and the words of PostgreSQL's own messages. */
-const SQL_KEYWORDS = /\b(SELECT|INSERT|UPDATE|DELETE|INTO|VALUES|WHERE|FROM|SET|KEY|CONSTRAINT|REFERENCES|UNIQUE|NULL|TABLE)\b/;
-const DRIVER_WORDS = /\b(key|constraint|violates|duplicate|relation|null|varying|referenced|present|failing)\b/i;
+const SQL_KEYWORDS =
+  /\b(SELECT|INSERT|UPDATE|DELETE|INTO|VALUES|WHERE|FROM|SET|KEY|CONSTRAINT|REFERENCES|UNIQUE|NULL|TABLE)\b/;
+const DRIVER_WORDS =
+  /\b(key|constraint|violates|duplicate|relation|null|varying|referenced|present|failing)\b/i;
 
 describeWith('postgres')('translatePostgresError (real PostgreSQL errors through TypeORM)', () => {
   let db: PgDatabase;
@@ -82,147 +101,303 @@ describeWith('postgres')('translatePostgresError (real PostgreSQL errors through
   }
 
   /** The message is plain words: no SQL, no constraint name, no row value, nothing of the driver's text. */
-  function expectPlain(result: DatabaseRefusal | null, error: QueryFailedError & { driverError: Record<string, unknown> }, values: string[]) {
+  function expectPlain(
+    result: DatabaseRefusal | null,
+    error: QueryFailedError & { driverError: Record<string, unknown> },
+    values: string[],
+  ) {
     expect(result).not.toBeNull();
     const message = result!.message;
     expect(message).not.toMatch(SQL_KEYWORDS);
     expect(message).not.toMatch(DRIVER_WORDS);
-    for (const name of ['customers_email_key', 'customers_display_name_key', 'customers_nickname_ci', 'memberships_pkey', 'orders_customer_fk', 'employees_manager_fk']) {
+    for (const name of [
+      'customers_email_key',
+      'customers_display_name_key',
+      'customers_nickname_ci',
+      'memberships_pkey',
+      'orders_customer_fk',
+      'employees_manager_fk',
+    ]) {
       expect(message).not.toContain(name);
     }
-    if (typeof error.driverError.constraint === 'string') expect(message).not.toContain(error.driverError.constraint);
+    if (typeof error.driverError.constraint === 'string')
+      expect(message).not.toContain(error.driverError.constraint);
     for (const value of values) expect(message).not.toContain(value);
     expect(message).not.toContain(String(error.driverError.message));
-    if (typeof error.driverError.detail === 'string') expect(message).not.toContain(error.driverError.detail);
+    if (typeof error.driverError.detail === 'string')
+      expect(message).not.toContain(error.driverError.detail);
     expect(message).not.toContain('(');
   }
 
   describe('23505 unique_violation → UNIQUE_VIOLATION', () => {
     it('names the column from the detail on insert', async () => {
-      const { error, result } = await refusal(`INSERT INTO customers (email, name) VALUES ($1, $2)`, ['ann@example.com', 'Another'], context('customers', 'insert'));
+      const { error, result } = await refusal(
+        `INSERT INTO customers (email, name) VALUES ($1, $2)`,
+        ['ann@example.com', 'Another'],
+        context('customers', 'insert'),
+      );
       expect(error.driverError.detail).toBe('Key (email)=(ann@example.com) already exists.');
-      expect(result).toEqual({ code: 'UNIQUE_VIOLATION', field: 'email', message: 'A row with this email already exists' });
+      expect(result).toEqual({
+        code: 'UNIQUE_VIOLATION',
+        field: 'email',
+        message: 'A row with this email already exists',
+      });
       expectPlain(result, error, ['ann@example.com', 'Another']);
     });
 
     it('names the column on update too', async () => {
-      const { error, result } = await refusal(`UPDATE customers SET email = $1 WHERE id = $2`, ['ann@example.com', 2], context('customers', 'update'));
-      expect(result).toEqual({ code: 'UNIQUE_VIOLATION', field: 'email', message: 'A row with this email already exists' });
+      const { error, result } = await refusal(
+        `UPDATE customers SET email = $1 WHERE id = $2`,
+        ['ann@example.com', 2],
+        context('customers', 'update'),
+      );
+      expect(result).toEqual({
+        code: 'UNIQUE_VIOLATION',
+        field: 'email',
+        message: 'A row with this email already exists',
+      });
       expectPlain(result, error, ['ann@example.com']);
     });
 
     it('names the first column of a multi-column key and lists them all', async () => {
-      const { error, result } = await refusal(`INSERT INTO memberships VALUES ($1, $2)`, [7, 'sales'], context('memberships', 'insert'));
+      const { error, result } = await refusal(
+        `INSERT INTO memberships VALUES ($1, $2)`,
+        [7, 'sales'],
+        context('memberships', 'insert'),
+      );
       expect(error.driverError.detail).toBe('Key (tenant_id, slug)=(7, sales) already exists.');
-      expect(result).toEqual({ code: 'UNIQUE_VIOLATION', field: 'tenant_id', message: 'A row with this tenant_id and slug already exists' });
+      expect(result).toEqual({
+        code: 'UNIQUE_VIOLATION',
+        field: 'tenant_id',
+        message: 'A row with this tenant_id and slug already exists',
+      });
       expectPlain(result, error, ['sales', '7']);
     });
 
     it('unquotes a column name the detail quotes', async () => {
-      const { error, result } = await refusal(`INSERT INTO customers (email, name, "Display Name") VALUES ($1, $2, $3)`, ['new@example.com', 'New', 'Ann A.'], context('customers', 'insert'));
+      const { error, result } = await refusal(
+        `INSERT INTO customers (email, name, "Display Name") VALUES ($1, $2, $3)`,
+        ['new@example.com', 'New', 'Ann A.'],
+        context('customers', 'insert'),
+      );
       expect(error.driverError.detail).toBe('Key ("Display Name")=(Ann A.) already exists.');
-      expect(result).toEqual({ code: 'UNIQUE_VIOLATION', field: 'Display Name', message: 'A row with this Display Name already exists' });
+      expect(result).toEqual({
+        code: 'UNIQUE_VIOLATION',
+        field: 'Display Name',
+        message: 'A row with this Display Name already exists',
+      });
       expectPlain(result, error, ['Ann A.', 'new@example.com']);
     });
 
     it('names no field for an expression index, and shows none of its SQL', async () => {
-      const { error, result } = await refusal(`INSERT INTO customers (email, name, nickname) VALUES ($1, $2, $3)`, ['n2@example.com', 'N2', 'ANNIE'], context('customers', 'insert'));
+      const { error, result } = await refusal(
+        `INSERT INTO customers (email, name, nickname) VALUES ($1, $2, $3)`,
+        ['n2@example.com', 'N2', 'ANNIE'],
+        context('customers', 'insert'),
+      );
       expect(error.driverError.detail).toBe('Key (lower(nickname))=(annie) already exists.');
-      expect(result).toEqual({ code: 'UNIQUE_VIOLATION', field: null, message: 'A row with these values already exists' });
+      expect(result).toEqual({
+        code: 'UNIQUE_VIOLATION',
+        field: null,
+        message: 'A row with these values already exists',
+      });
       expectPlain(result, error, ['annie', 'ANNIE', 'lower', 'nickname']);
     });
   });
 
   describe('23503 foreign_key_violation → FOREIGN_KEY_VIOLATION', () => {
     it('insert: names the column whose value refers to no row', async () => {
-      const { error, result } = await refusal(`INSERT INTO orders (customer_id) VALUES ($1)`, [99], context('orders', 'insert'));
-      expect(error.driverError.detail).toBe('Key (customer_id)=(99) is not present in table "customers".');
-      expect(result).toEqual({ code: 'FOREIGN_KEY_VIOLATION', field: 'customer_id', message: 'customer_id refers to a row that does not exist' });
+      const { error, result } = await refusal(
+        `INSERT INTO orders (customer_id) VALUES ($1)`,
+        [99],
+        context('orders', 'insert'),
+      );
+      expect(error.driverError.detail).toBe(
+        'Key (customer_id)=(99) is not present in table "customers".',
+      );
+      expect(result).toEqual({
+        code: 'FOREIGN_KEY_VIOLATION',
+        field: 'customer_id',
+        message: 'customer_id refers to a row that does not exist',
+      });
       expectPlain(result, error, ['99']);
     });
 
     it('update: the same, when the new value refers to no row', async () => {
-      const { error, result } = await refusal(`UPDATE orders SET customer_id = $1 WHERE id = $2`, [99, 1], context('orders', 'update'));
-      expect(result).toEqual({ code: 'FOREIGN_KEY_VIOLATION', field: 'customer_id', message: 'customer_id refers to a row that does not exist' });
+      const { error, result } = await refusal(
+        `UPDATE orders SET customer_id = $1 WHERE id = $2`,
+        [99, 1],
+        context('orders', 'update'),
+      );
+      expect(result).toEqual({
+        code: 'FOREIGN_KEY_VIOLATION',
+        field: 'customer_id',
+        message: 'customer_id refers to a row that does not exist',
+      });
       expectPlain(result, error, ['99']);
     });
 
     it('delete: the row has dependents; names the key column and the referencing table', async () => {
-      const { error, result } = await refusal(`DELETE FROM customers WHERE id = $1`, [1], context('customers', 'delete'));
-      expect(error.driverError.detail).toBe('Key (id)=(1) is still referenced from table "orders".');
+      const { error, result } = await refusal(
+        `DELETE FROM customers WHERE id = $1`,
+        [1],
+        context('customers', 'delete'),
+      );
+      expect(error.driverError.detail).toBe(
+        'Key (id)=(1) is still referenced from table "orders".',
+      );
       // Surprise worth pinning: the error's `table` is the referencing table, not the one deleted from.
       expect(error.driverError.table).toBe('orders');
-      expect(result).toEqual({ code: 'FOREIGN_KEY_VIOLATION', field: 'id', message: 'This row cannot be deleted: rows in orders refer to it' });
+      expect(result).toEqual({
+        code: 'FOREIGN_KEY_VIOLATION',
+        field: 'id',
+        message: 'This row cannot be deleted: rows in orders refer to it',
+      });
       expectPlain(result, error, ['1']);
     });
 
     it('delete: a self-reference names the table itself', async () => {
-      const { error, result } = await refusal(`DELETE FROM employees WHERE id = $1`, [1], context('employees', 'delete'));
-      expect(result).toEqual({ code: 'FOREIGN_KEY_VIOLATION', field: 'id', message: 'This row cannot be deleted: rows in employees refer to it' });
+      const { error, result } = await refusal(
+        `DELETE FROM employees WHERE id = $1`,
+        [1],
+        context('employees', 'delete'),
+      );
+      expect(result).toEqual({
+        code: 'FOREIGN_KEY_VIOLATION',
+        field: 'id',
+        message: 'This row cannot be deleted: rows in employees refer to it',
+      });
       expectPlain(result, error, ['1']);
     });
 
     it('update of a key other rows refer to: says the key cannot change', async () => {
-      const { error, result } = await refusal(`UPDATE customers SET id = $1 WHERE id = $2`, [1000, 1], context('customers', 'update'));
-      expect(error.driverError.detail).toBe('Key (id)=(1) is still referenced from table "orders".');
-      expect(result).toEqual({ code: 'FOREIGN_KEY_VIOLATION', field: 'id', message: 'id cannot be changed: rows in orders refer to this row' });
+      const { error, result } = await refusal(
+        `UPDATE customers SET id = $1 WHERE id = $2`,
+        [1000, 1],
+        context('customers', 'update'),
+      );
+      expect(error.driverError.detail).toBe(
+        'Key (id)=(1) is still referenced from table "orders".',
+      );
+      expect(result).toEqual({
+        code: 'FOREIGN_KEY_VIOLATION',
+        field: 'id',
+        message: 'id cannot be changed: rows in orders refer to this row',
+      });
       expectPlain(result, error, ['1000']);
     });
   });
 
   describe('23502 not_null_violation → NOT_NULL_VIOLATION', () => {
     it('names the column the server names', async () => {
-      const { error, result } = await refusal(`INSERT INTO customers (email, name) VALUES ($1, $2)`, ['nn@example.com', null], context('customers', 'insert'));
+      const { error, result } = await refusal(
+        `INSERT INTO customers (email, name) VALUES ($1, $2)`,
+        ['nn@example.com', null],
+        context('customers', 'insert'),
+      );
       expect(error.driverError.column).toBe('name');
-      expect(result).toEqual({ code: 'NOT_NULL_VIOLATION', field: 'name', message: 'name cannot be empty' });
+      expect(result).toEqual({
+        code: 'NOT_NULL_VIOLATION',
+        field: 'name',
+        message: 'name cannot be empty',
+      });
       // The server's detail is `Failing row contains (…)`: the whole row, which must not leak.
       expectPlain(result, error, ['nn@example.com']);
     });
 
     it('on update too', async () => {
-      const { error, result } = await refusal(`UPDATE customers SET name = $1 WHERE id = $2`, [null, 2], context('customers', 'update'));
-      expect(result).toEqual({ code: 'NOT_NULL_VIOLATION', field: 'name', message: 'name cannot be empty' });
+      const { error, result } = await refusal(
+        `UPDATE customers SET name = $1 WHERE id = $2`,
+        [null, 2],
+        context('customers', 'update'),
+      );
+      expect(result).toEqual({
+        code: 'NOT_NULL_VIOLATION',
+        field: 'name',
+        message: 'name cannot be empty',
+      });
       expectPlain(result, error, ['bob@example.com', 'Bob']);
     });
   });
 
   describe('22001 string_data_right_truncation → VALUE_TOO_LONG', () => {
     it('names the one column of that length', async () => {
-      const { error, result } = await refusal(`INSERT INTO customers (email, name, code) VALUES ($1, $2, $3)`, ['tl@example.com', 'TL', 'ABCDEFGHIJK'], context('customers', 'insert'));
+      const { error, result } = await refusal(
+        `INSERT INTO customers (email, name, code) VALUES ($1, $2, $3)`,
+        ['tl@example.com', 'TL', 'ABCDEFGHIJK'],
+        context('customers', 'insert'),
+      );
       expect(error.driverError.message).toBe('value too long for type character varying(10)');
       expect(error.driverError.column).toBeUndefined();
-      expect(result).toEqual({ code: 'VALUE_TOO_LONG', field: 'code', message: 'code is too long: at most 10 characters' });
+      expect(result).toEqual({
+        code: 'VALUE_TOO_LONG',
+        field: 'code',
+        message: 'code is too long: at most 10 characters',
+      });
       expectPlain(result, error, ['ABCDEFGHIJK', 'tl@example.com']);
     });
 
     it('names no field when several columns have that length, but still gives the limit', async () => {
-      const { error, result } = await refusal(`INSERT INTO products (sku, label) VALUES ($1, $2)`, ['ABCDEFGHIJK', 'ok'], context('products', 'insert'));
-      expect(result).toEqual({ code: 'VALUE_TOO_LONG', field: null, message: 'A value is too long: at most 10 characters' });
+      const { error, result } = await refusal(
+        `INSERT INTO products (sku, label) VALUES ($1, $2)`,
+        ['ABCDEFGHIJK', 'ok'],
+        context('products', 'insert'),
+      );
+      expect(result).toEqual({
+        code: 'VALUE_TOO_LONG',
+        field: null,
+        message: 'A value is too long: at most 10 characters',
+      });
       expectPlain(result, error, ['ABCDEFGHIJK']);
     });
 
     it('names the column of a unique length', async () => {
-      const { error, result } = await refusal(`UPDATE products SET note = $1`, ['x'.repeat(21)], context('products', 'update'));
-      expect(result).toEqual({ code: 'VALUE_TOO_LONG', field: 'note', message: 'note is too long: at most 20 characters' });
+      const { error, result } = await refusal(
+        `UPDATE products SET note = $1`,
+        ['x'.repeat(21)],
+        context('products', 'update'),
+      );
+      expect(result).toEqual({
+        code: 'VALUE_TOO_LONG',
+        field: 'note',
+        message: 'note is too long: at most 20 characters',
+      });
       expectPlain(result, error, ['x'.repeat(21)]);
     });
   });
 
   describe('anything else → null (an internal error for the caller)', () => {
     it('a check constraint (23514)', async () => {
-      const { error, result } = await refusal(`INSERT INTO customers (email, name, age) VALUES ($1, $2, $3)`, ['ck@example.com', 'Ck', -1], context('customers', 'insert'));
+      const { error, result } = await refusal(
+        `INSERT INTO customers (email, name, age) VALUES ($1, $2, $3)`,
+        ['ck@example.com', 'Ck', -1],
+        context('customers', 'insert'),
+      );
       expect(error.driverError.code).toBe('23514');
       expect(result).toBeNull();
     });
 
     it('a syntax error (42601) and an unknown table (42P01)', async () => {
-      expect((await refusal(`INSERT INTO customers VALUES (`, [], context('customers', 'insert'))).result).toBeNull();
-      expect((await refusal(`DELETE FROM nowhere`, [], context('customers', 'delete'))).result).toBeNull();
+      expect(
+        (await refusal(`INSERT INTO customers VALUES (`, [], context('customers', 'insert')))
+          .result,
+      ).toBeNull();
+      expect(
+        (await refusal(`DELETE FROM nowhere`, [], context('customers', 'delete'))).result,
+      ).toBeNull();
     });
 
     it('values that are not database errors', () => {
       const ctx = context('customers', 'insert');
-      for (const value of [null, undefined, 'duplicate key', 23505, new Error('boom'), { code: 'ECONNREFUSED' }, { code: 'ER_DUP_ENTRY' }]) {
+      for (const value of [
+        null,
+        undefined,
+        'duplicate key',
+        23505,
+        new Error('boom'),
+        { code: 'ECONNREFUSED' },
+        { code: 'ER_DUP_ENTRY' },
+      ]) {
         expect(translatePostgresError(value, ctx)).toBeNull();
       }
     });

@@ -46,7 +46,10 @@ interface PgErrorFields {
  * @param context the write that failed: its table, the table's columns and the operation.
  * @returns the refusal, or null for any other error (including non-objects).
  */
-export function translatePostgresError(error: unknown, context: WriteContext): DatabaseRefusal | null {
+export function translatePostgresError(
+  error: unknown,
+  context: WriteContext,
+): DatabaseRefusal | null {
   const fields = pgFields(error);
   if (!fields) return null;
   switch (fields.code) {
@@ -56,7 +59,11 @@ export function translatePostgresError(error: unknown, context: WriteContext): D
       return foreignKeyViolation(fields, context);
     case NOT_NULL_VIOLATION: {
       const field = knownColumn(fields.column, context);
-      return { code: 'NOT_NULL_VIOLATION', field, message: field ? `${field} cannot be empty` : 'A required field cannot be empty' };
+      return {
+        code: 'NOT_NULL_VIOLATION',
+        field,
+        message: field ? `${field} cannot be empty` : 'A required field cannot be empty',
+      };
     }
     case STRING_DATA_RIGHT_TRUNCATION:
       return valueTooLong(fields, context);
@@ -69,17 +76,33 @@ export function translatePostgresError(error: unknown, context: WriteContext): D
 function pgFields(error: unknown): PgErrorFields | null {
   if (!isObject(error)) return null;
   const driver = isObject(error.driverError) ? error.driverError : error;
-  const pick = (key: keyof PgErrorFields): string | undefined => text(driver[key]) ?? text(error[key]);
+  const pick = (key: keyof PgErrorFields): string | undefined =>
+    text(driver[key]) ?? text(error[key]);
   const code = pick('code');
   // SQLSTATE is five characters; anything else (`ECONNREFUSED`, `ER_DUP_ENTRY`) is not PostgreSQL's.
   if (!code || !/^[0-9A-Z]{5}$/.test(code)) return null;
-  return { code, detail: pick('detail'), column: pick('column'), table: pick('table'), message: text(driver.message) };
+  return {
+    code,
+    detail: pick('detail'),
+    column: pick('column'),
+    table: pick('table'),
+    message: text(driver.message),
+  };
 }
 
 function uniqueViolation(fields: PgErrorFields, context: WriteContext): DatabaseRefusal {
   const columns = keyColumns(fields.detail, context);
-  if (!columns) return { code: 'UNIQUE_VIOLATION', field: null, message: 'A row with these values already exists' };
-  return { code: 'UNIQUE_VIOLATION', field: columns[0], message: `A row with this ${wordList(columns)} already exists` };
+  if (!columns)
+    return {
+      code: 'UNIQUE_VIOLATION',
+      field: null,
+      message: 'A row with these values already exists',
+    };
+  return {
+    code: 'UNIQUE_VIOLATION',
+    field: columns[0],
+    message: `A row with this ${wordList(columns)} already exists`,
+  };
 }
 
 function foreignKeyViolation(fields: PgErrorFields, context: WriteContext): DatabaseRefusal {
@@ -91,22 +114,41 @@ function foreignKeyViolation(fields: PgErrorFields, context: WriteContext): Data
   // referencing table, not the one written (a self-reference aside, which only a delete can hit).
   const referencedElsewhere = fields.table !== undefined && fields.table !== context.table.name;
   const hasDependents =
-    context.operation === 'delete' || /is still referenced from table/.test(detail) || (!/is not present in table/.test(detail) && referencedElsewhere);
+    context.operation === 'delete' ||
+    /is still referenced from table/.test(detail) ||
+    (!/is not present in table/.test(detail) && referencedElsewhere);
   if (hasDependents) {
-    const from = fields.table ?? /is still referenced from table "((?:[^"]|"")+)"/.exec(detail)?.[1]?.replace(/""/g, '"');
+    const from =
+      fields.table ??
+      /is still referenced from table "((?:[^"]|"")+)"/.exec(detail)?.[1]?.replace(/""/g, '"');
     const others = from ? `rows in ${from}` : 'other rows';
     if (context.operation === 'delete') {
-      return { code: 'FOREIGN_KEY_VIOLATION', field, message: `This row cannot be deleted: ${others} refer to it` };
+      return {
+        code: 'FOREIGN_KEY_VIOLATION',
+        field,
+        message: `This row cannot be deleted: ${others} refer to it`,
+      };
     }
     return {
       code: 'FOREIGN_KEY_VIOLATION',
       field,
-      message: field ? `${field} cannot be changed: ${others} refer to this row` : `This row cannot be changed: ${others} refer to it`,
+      message: field
+        ? `${field} cannot be changed: ${others} refer to this row`
+        : `This row cannot be changed: ${others} refer to it`,
     };
   }
-  if (!columns) return { code: 'FOREIGN_KEY_VIOLATION', field: null, message: 'A value refers to a row that does not exist' };
+  if (!columns)
+    return {
+      code: 'FOREIGN_KEY_VIOLATION',
+      field: null,
+      message: 'A value refers to a row that does not exist',
+    };
   const verb = columns.length === 1 ? 'refers' : 'refer';
-  return { code: 'FOREIGN_KEY_VIOLATION', field, message: `${wordList(columns)} ${verb} to a row that does not exist` };
+  return {
+    code: 'FOREIGN_KEY_VIOLATION',
+    field,
+    message: `${wordList(columns)} ${verb} to a row that does not exist`,
+  };
 }
 
 function valueTooLong(fields: PgErrorFields, context: WriteContext): DatabaseRefusal {
@@ -120,7 +162,9 @@ function valueTooLong(fields: PgErrorFields, context: WriteContext): DatabaseRef
   return {
     code: 'VALUE_TOO_LONG',
     field,
-    message: field ? `${field} is too long: at most ${max} ${unit}` : `A value is too long: at most ${max} ${unit}`,
+    message: field
+      ? `${field} is too long: at most ${max} ${unit}`
+      : `A value is too long: at most ${max} ${unit}`,
   };
 }
 
@@ -148,4 +192,3 @@ function keyColumns(detail: string | undefined, context: WriteContext): string[]
   }
   return names.length ? names : null;
 }
-

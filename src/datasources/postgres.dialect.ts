@@ -1,14 +1,26 @@
 import { types as pgTypes } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
 import { invalidInput } from '../common/domain-error';
-import type { Capabilities, ColumnKind, DatabaseRefusal, Dialect, IntrospectedTable, ModelColumn, SqlPool, TableRef, WriteContext } from './dialect';
+import type {
+  Capabilities,
+  ColumnKind,
+  DatabaseRefusal,
+  Dialect,
+  IntrospectedTable,
+  ModelColumn,
+  SqlPool,
+  TableRef,
+  WriteContext,
+} from './dialect';
 import { TypeOrmPool } from './typeorm-pool';
 import { translatePostgresError } from './postgres-errors';
 import { SqlCompiler } from './sql-compiler';
 import { formatCommon } from './value-format';
 
 /** PostgreSQL OIDs whose text form we keep as text (pg's default parses them into JS Dates). */
-const RAW_TEXT_OIDS = new Set([1082 /* date */, 1114 /* timestamp */, 1184 /* timestamptz */, 1083, 1266]);
+const RAW_TEXT_OIDS = new Set([
+  1082 /* date */, 1114 /* timestamp */, 1184 /* timestamptz */, 1083, 1266,
+]);
 
 /** Per-pool type parsers: dates and times stay text, so the process time zone never applies. */
 const typeParsers = {
@@ -21,7 +33,8 @@ const typeParsers = {
 /** Maps a PostgreSQL type name (information_schema spelling) to a column kind. */
 export function postgresKind(dbType: string): ColumnKind {
   const t = dbType.toLowerCase();
-  if (t === 'smallint' || t === 'integer' || t === 'int' || t === 'int2' || t === 'int4') return 'int';
+  if (t === 'smallint' || t === 'integer' || t === 'int' || t === 'int2' || t === 'int4')
+    return 'int';
   if (t === 'bigint' || t === 'int8') return 'bigint';
   // money prints with a currency symbol (`$12.50`): it stays text.
   if (t === 'numeric' || t === 'decimal') return 'decimal';
@@ -45,7 +58,10 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
   readonly type = 'postgres' as const;
 
   async open(url: string, options: { poolSize: number }): Promise<SqlPool> {
-    return TypeOrmPool.open({ ...this.connectionOptions(url), poolSize: options.poolSize } as DataSourceOptions);
+    return TypeOrmPool.open({
+      ...this.connectionOptions(url),
+      poolSize: options.poolSize,
+    } as DataSourceOptions);
   }
 
   capabilities(): Capabilities {
@@ -54,13 +70,19 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
 
   /** TypeORM options of a pool: date/time types kept as text, sessions in UTC. */
   connectionOptions(url: string): DataSourceOptions {
-    if (!/^postgres(ql)?:\/\//.test(url)) throw invalidInput('A postgres datasource URL starts with postgres://');
+    if (!/^postgres(ql)?:\/\//.test(url))
+      throw invalidInput('A postgres datasource URL starts with postgres://');
     return {
       type: 'postgres',
       url,
       poolSize: 10,
       // Sessions in UTC: timestamptz text then always carries +00, whatever the server's zone.
-      extra: { types: typeParsers, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000, options: '-c TimeZone=UTC' },
+      extra: {
+        types: typeParsers,
+        connectionTimeoutMillis: 5000,
+        idleTimeoutMillis: 30000,
+        options: '-c TimeZone=UTC',
+      },
       logging: false,
     };
   }
@@ -82,7 +104,8 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
    */
   async introspect(pool: SqlPool, tables: TableRef[]): Promise<IntrospectedTable[]> {
     if (tables.length === 0) return [];
-    const wanted = (schema: unknown, name: unknown) => tables.some((t) => (t.schema ?? 'public') === schema && t.name === name);
+    const wanted = (schema: unknown, name: unknown) =>
+      tables.some((t) => (t.schema ?? 'public') === schema && t.name === name);
     const schemas = [...new Set(tables.map((t) => t.schema ?? 'public'))];
     const names = [...new Set(tables.map((t) => t.name))];
     const params = [schemas, names];
@@ -117,7 +140,8 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
     return tables
       .map((t): IntrospectedTable | null => {
         const schema = t.schema ?? 'public';
-        const mine = (r: Record<string, unknown>) => r.table_schema === schema && r.table_name === t.name;
+        const mine = (r: Record<string, unknown>) =>
+          r.table_schema === schema && r.table_name === t.name;
         const own = columns.filter(mine);
         if (own.length === 0) return null;
         const constraints = keys.filter(mine);
@@ -126,7 +150,8 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
           schema,
           dbName: t.name,
           columns: own.map((c): ModelColumn => {
-            const serial = typeof c.column_default === 'string' && c.column_default.startsWith('nextval(');
+            const serial =
+              typeof c.column_default === 'string' && c.column_default.startsWith('nextval(');
             const computed = c.is_generated === 'ALWAYS';
             return {
               name: String(c.column_name),
@@ -136,7 +161,8 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
               hasDefault: c.column_default !== null && !serial && !computed,
               generated: serial || c.is_identity === 'YES' || computed,
               computed,
-              maxLength: c.character_maximum_length === null ? null : Number(c.character_maximum_length),
+              maxLength:
+                c.character_maximum_length === null ? null : Number(c.character_maximum_length),
               enum: null,
             };
           }),

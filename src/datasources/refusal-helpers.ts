@@ -14,7 +14,9 @@ export function knownColumn(name: string | undefined, context: WriteContext): st
 
 /** `a`, `a and b`, `a, b and c`. */
 export function wordList(words: string[]): string {
-  return words.length === 1 ? words[0] : `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
+  return words.length === 1
+    ? words[0]
+    : `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
 }
 
 /** Whether a value is a non-null object (a driver error or one of its parts). */

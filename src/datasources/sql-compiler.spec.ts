@@ -140,7 +140,9 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
 
   describe('in / nin', () => {
     it('in binds one parameter per value', () => {
-      const q = select(customers({ kind: 'in', column: 'id', values: [1101, 1102, 1103], negated: false }));
+      const q = select(
+        customers({ kind: 'in', column: 'id', values: [1101, 1102, 1103], negated: false }),
+      );
       expect(q.pg).toEqual({
         sql: 'SELECT "id", "name" FROM "customer" WHERE "id" IN ($1, $2, $3) ORDER BY "id" ASC NULLS FIRST',
         params: [1101, 1102, 1103],
@@ -152,7 +154,9 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
     });
 
     it('nin is NOT IN', () => {
-      const q = select(customers({ kind: 'in', column: 'name', values: ['Ada', 'Grace'], negated: true }));
+      const q = select(
+        customers({ kind: 'in', column: 'name', values: ['Ada', 'Grace'], negated: true }),
+      );
       expect(q.pg).toEqual({
         sql: 'SELECT "id", "name" FROM "customer" WHERE "name" NOT IN ($1, $2) ORDER BY "id" ASC NULLS FIRST',
         params: ['Ada', 'Grace'],
@@ -169,7 +173,10 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
         sql: 'SELECT "id", "name" FROM "customer" WHERE 1=0 ORDER BY "id" ASC NULLS FIRST',
         params: [],
       });
-      expect(q.sqlite).toEqual({ sql: 'SELECT "id", "name" FROM "customer" WHERE 1=0 ORDER BY "id" ASC', params: [] });
+      expect(q.sqlite).toEqual({
+        sql: 'SELECT "id", "name" FROM "customer" WHERE 1=0 ORDER BY "id" ASC',
+        params: [],
+      });
     });
 
     it('nin: [] matches everything (1=1)', () => {
@@ -178,7 +185,10 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
         sql: 'SELECT "id", "name" FROM "customer" WHERE 1=1 ORDER BY "id" ASC NULLS FIRST',
         params: [],
       });
-      expect(q.sqlite).toEqual({ sql: 'SELECT "id", "name" FROM "customer" WHERE 1=1 ORDER BY "id" ASC', params: [] });
+      expect(q.sqlite).toEqual({
+        sql: 'SELECT "id", "name" FROM "customer" WHERE 1=1 ORDER BY "id" ASC',
+        params: [],
+      });
     });
   });
 
@@ -188,21 +198,27 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
       { mode: 'startsWith', pattern: 'lovelace%' },
       { mode: 'endsWith', pattern: '%lovelace' },
     ];
-    it.each(cases)('$mode: case-insensitive LIKE with ESCAPE, pattern $pattern bound', ({ mode, pattern }) => {
-      const q = select(customers({ kind: 'like', column: 'name', mode, value: 'lovelace' }));
-      expect(q.pg).toEqual({
-        sql: `SELECT "id", "name" FROM "customer" WHERE "name"::text ILIKE $1 ESCAPE '\\' ORDER BY "id" ASC NULLS FIRST`,
-        params: [pattern],
-      });
-      expect(q.sqlite).toEqual({
-        sql: `SELECT "id", "name" FROM "customer" WHERE tg_casefold("name") LIKE tg_casefold(?) ESCAPE '\\' ORDER BY "id" ASC`,
-        params: [pattern],
-      });
-    });
+    it.each(cases)(
+      '$mode: case-insensitive LIKE with ESCAPE, pattern $pattern bound',
+      ({ mode, pattern }) => {
+        const q = select(customers({ kind: 'like', column: 'name', mode, value: 'lovelace' }));
+        expect(q.pg).toEqual({
+          sql: `SELECT "id", "name" FROM "customer" WHERE "name"::text ILIKE $1 ESCAPE '\\' ORDER BY "id" ASC NULLS FIRST`,
+          params: [pattern],
+        });
+        expect(q.sqlite).toEqual({
+          sql: `SELECT "id", "name" FROM "customer" WHERE tg_casefold("name") LIKE tg_casefold(?) ESCAPE '\\' ORDER BY "id" ASC`,
+          params: [pattern],
+        });
+      },
+    );
 
     it('escapes %, _ and \\ but leaves [ and ] alone (contains)', () => {
       const value = '50%_off\\[sale]';
-      const q = count({ table: { schema: null, name: 'product' }, where: { kind: 'like', column: 'title', mode: 'contains', value } });
+      const q = count({
+        table: { schema: null, name: 'product' },
+        where: { kind: 'like', column: 'title', mode: 'contains', value },
+      });
       // % → \%, _ → \_, \ → \\, [ and ] unchanged; then wrapped in %…%.
       const escaped = '%50\\%\\_off\\\\[sale]%';
       expect(q.pg).toEqual({
@@ -216,8 +232,14 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
     });
 
     it('escapes in startsWith and endsWith the same way', () => {
-      const starts = count({ table: { schema: null, name: 'product' }, where: { kind: 'like', column: 'title', mode: 'startsWith', value: '[a]_b%' } });
-      const ends = count({ table: { schema: null, name: 'product' }, where: { kind: 'like', column: 'title', mode: 'endsWith', value: 'c\\d' } });
+      const starts = count({
+        table: { schema: null, name: 'product' },
+        where: { kind: 'like', column: 'title', mode: 'startsWith', value: '[a]_b%' },
+      });
+      const ends = count({
+        table: { schema: null, name: 'product' },
+        where: { kind: 'like', column: 'title', mode: 'endsWith', value: 'c\\d' },
+      });
       expect(starts.pg.params).toEqual(['[a]\\_b\\%%']);
       expect(starts.sqlite.params).toEqual(['[a]\\_b\\%%']);
       expect(ends.pg.params).toEqual(['%c\\\\d']);
@@ -225,7 +247,10 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
     });
 
     it('a value made only of specials is fully escaped', () => {
-      const q = count({ table: { schema: null, name: 'product' }, where: { kind: 'like', column: 'title', mode: 'contains', value: '%%__\\\\' } });
+      const q = count({
+        table: { schema: null, name: 'product' },
+        where: { kind: 'like', column: 'title', mode: 'contains', value: '%%__\\\\' },
+      });
       expect(q.pg.params).toEqual(['%\\%\\%\\_\\_\\\\\\\\%']);
       expect(q.sqlite.params).toEqual(['%\\%\\%\\_\\_\\\\\\\\%']);
     });
@@ -242,15 +267,33 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
 
   describe('and / or', () => {
     it('and: [] is true (1=1)', () => {
-      const q = count({ table: { schema: null, name: 'customer' }, where: { kind: 'and', items: [] } });
-      expect(q.pg).toEqual({ sql: 'SELECT COUNT(*) AS "count" FROM "customer" WHERE 1=1', params: [] });
-      expect(q.sqlite).toEqual({ sql: 'SELECT COUNT(*) AS "count" FROM "customer" WHERE 1=1', params: [] });
+      const q = count({
+        table: { schema: null, name: 'customer' },
+        where: { kind: 'and', items: [] },
+      });
+      expect(q.pg).toEqual({
+        sql: 'SELECT COUNT(*) AS "count" FROM "customer" WHERE 1=1',
+        params: [],
+      });
+      expect(q.sqlite).toEqual({
+        sql: 'SELECT COUNT(*) AS "count" FROM "customer" WHERE 1=1',
+        params: [],
+      });
     });
 
     it('or: [] is false (1=0)', () => {
-      const q = count({ table: { schema: null, name: 'customer' }, where: { kind: 'or', items: [] } });
-      expect(q.pg).toEqual({ sql: 'SELECT COUNT(*) AS "count" FROM "customer" WHERE 1=0', params: [] });
-      expect(q.sqlite).toEqual({ sql: 'SELECT COUNT(*) AS "count" FROM "customer" WHERE 1=0', params: [] });
+      const q = count({
+        table: { schema: null, name: 'customer' },
+        where: { kind: 'or', items: [] },
+      });
+      expect(q.pg).toEqual({
+        sql: 'SELECT COUNT(*) AS "count" FROM "customer" WHERE 1=0',
+        params: [],
+      });
+      expect(q.sqlite).toEqual({
+        sql: 'SELECT COUNT(*) AS "count" FROM "customer" WHERE 1=0',
+        params: [],
+      });
     });
 
     it('nests and/or with parentheses, parameters numbered in text order', () => {
@@ -294,10 +337,19 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
     it('a single-item and/or is still parenthesised', () => {
       const q = count({
         table: { schema: null, name: 'customer' },
-        where: { kind: 'or', items: [{ kind: 'compare', column: 'name', op: 'neq', value: 'Bob' }] },
+        where: {
+          kind: 'or',
+          items: [{ kind: 'compare', column: 'name', op: 'neq', value: 'Bob' }],
+        },
       });
-      expect(q.pg).toEqual({ sql: 'SELECT COUNT(*) AS "count" FROM "customer" WHERE ("name" <> $1)', params: ['Bob'] });
-      expect(q.sqlite).toEqual({ sql: 'SELECT COUNT(*) AS "count" FROM "customer" WHERE ("name" <> ?)', params: ['Bob'] });
+      expect(q.pg).toEqual({
+        sql: 'SELECT COUNT(*) AS "count" FROM "customer" WHERE ("name" <> $1)',
+        params: ['Bob'],
+      });
+      expect(q.sqlite).toEqual({
+        sql: 'SELECT COUNT(*) AS "count" FROM "customer" WHERE ("name" <> ?)',
+        params: ['Bob'],
+      });
     });
   });
 
@@ -448,7 +500,9 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
 
     it('take: 0 bounds the row number to an empty range', () => {
       const q = select(plan(0, 5));
-      expect(q.pg.sql.endsWith('WHERE "__tg_rn" > $4 AND "__tg_rn" <= $5 ORDER BY "__tg_rn"')).toBe(true);
+      expect(q.pg.sql.endsWith('WHERE "__tg_rn" > $4 AND "__tg_rn" <= $5 ORDER BY "__tg_rn"')).toBe(
+        true,
+      );
       expect(q.pg.params.slice(3)).toEqual([5, 5]);
       expect(q.sqlite.params.slice(3)).toEqual([5, 5]);
     });
@@ -513,7 +567,9 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
 
     it('keeps a hostile-looking value out of the SQL text', () => {
       const evil = `x'); DROP TABLE customer; --`;
-      const q = select(customers({ kind: 'in', column: 'name', values: [evil, `O'Brien`], negated: false }));
+      const q = select(
+        customers({ kind: 'in', column: 'name', values: [evil, `O'Brien`], negated: false }),
+      );
       expect(q.pg.params).toEqual([evil, `O'Brien`]);
       expect(q.sqlite.params).toEqual([evil, `O'Brien`]);
       expect(q.pg.sql).not.toContain('DROP');

@@ -41,7 +41,11 @@ export function escapeLike(text: string, specials = '%_', escape = '\\'): string
 
 /** The LIKE pattern for a mode over an already escaped text. */
 export function likePattern(escaped: string, mode: 'contains' | 'startsWith' | 'endsWith'): string {
-  return mode === 'contains' ? `%${escaped}%` : mode === 'startsWith' ? `${escaped}%` : `%${escaped}`;
+  return mode === 'contains'
+    ? `%${escaped}%`
+    : mode === 'startsWith'
+      ? `${escaped}%`
+      : `%${escaped}`;
 }
 
 /**
@@ -77,7 +81,9 @@ export abstract class SqlCompiler {
 
   /** The table's qualified, quoted name. */
   tableName(table: TableRef): string {
-    return table.schema ? `${this.quote(table.schema)}.${this.quote(table.name)}` : this.quote(table.name);
+    return table.schema
+      ? `${this.quote(table.schema)}.${this.quote(table.name)}`
+      : this.quote(table.name);
   }
 
   compileSelect(plan: SelectPlan): CompiledQuery {
@@ -120,7 +126,10 @@ export abstract class SqlCompiler {
     const body = plan.values.length
       ? `(${plan.values.map((v) => this.quote(v.column)).join(', ')}) VALUES (${plan.values.map((v) => params.add(v.value)).join(', ')})`
       : 'DEFAULT VALUES';
-    return { sql: `INSERT INTO ${target} ${body}${this.returning(plan.returning, plan.kinds)}`, params: params.values };
+    return {
+      sql: `INSERT INTO ${target} ${body}${this.returning(plan.returning, plan.kinds)}`,
+      params: params.values,
+    };
   }
 
   /** `UPDATE … SET … WHERE … RETURNING`; only the given columns change. */
@@ -128,18 +137,26 @@ export abstract class SqlCompiler {
     const params = new ParamList((i) => this.placeholder(i));
     const set = plan.set.map((v) => `${this.quote(v.column)} = ${params.add(v.value)}`).join(', ');
     const where = this.condition(plan.where, params);
-    return { sql: `UPDATE ${this.tableName(plan.table)} SET ${set} WHERE ${where}${this.returning(plan.returning, plan.kinds)}`, params: params.values };
+    return {
+      sql: `UPDATE ${this.tableName(plan.table)} SET ${set} WHERE ${where}${this.returning(plan.returning, plan.kinds)}`,
+      params: params.values,
+    };
   }
 
   /** `DELETE … WHERE`; the caller reads the affected-row count. */
   compileDelete(plan: DeletePlan): CompiledQuery {
     const params = new ParamList((i) => this.placeholder(i));
-    return { sql: `DELETE FROM ${this.tableName(plan.table)} WHERE ${this.condition(plan.where, params)}`, params: params.values };
+    return {
+      sql: `DELETE FROM ${this.tableName(plan.table)} WHERE ${this.condition(plan.where, params)}`,
+      params: params.values,
+    };
   }
 
   /** The clause that reads written columns back in the same statement. */
   protected returning(columns: string[], kinds?: Record<string, ColumnKind>): string {
-    return columns.length ? ` RETURNING ${columns.map((c) => this.selectItem(c, kinds?.[c])).join(', ')}` : '';
+    return columns.length
+      ? ` RETURNING ${columns.map((c) => this.selectItem(c, kinds?.[c])).join(', ')}`
+      : '';
   }
 
   /**
@@ -158,9 +175,13 @@ export abstract class SqlCompiler {
   protected condition(c: Condition, params: ParamList): string {
     switch (c.kind) {
       case 'and':
-        return c.items.length === 0 ? '1=1' : `(${c.items.map((i) => this.condition(i, params)).join(' AND ')})`;
+        return c.items.length === 0
+          ? '1=1'
+          : `(${c.items.map((i) => this.condition(i, params)).join(' AND ')})`;
       case 'or':
-        return c.items.length === 0 ? '1=0' : `(${c.items.map((i) => this.condition(i, params)).join(' OR ')})`;
+        return c.items.length === 0
+          ? '1=0'
+          : `(${c.items.map((i) => this.condition(i, params)).join(' OR ')})`;
       case 'compare':
         return `${this.quote(c.column)} ${COMPARE_SQL[c.op]} ${params.add(c.value)}`;
       case 'null':
@@ -172,7 +193,10 @@ export abstract class SqlCompiler {
         return `${this.quote(c.column)} ${c.negated ? 'NOT IN' : 'IN'} (${list})`;
       }
       case 'like': {
-        const pattern = likePattern(escapeLike(c.value, this.likeSpecials, this.likeEscape), c.mode);
+        const pattern = likePattern(
+          escapeLike(c.value, this.likeSpecials, this.likeEscape),
+          c.mode,
+        );
         return this.likeInsensitive(this.quote(c.column), params.add(pattern));
       }
     }

@@ -13,7 +13,16 @@ import { SqliteDialect } from './sqlite.dialect';
  */
 
 function col(name: string): ModelColumn {
-  return { name, dbType: 'TEXT', kind: 'text', nullable: true, hasDefault: false, generated: false, maxLength: null, enum: null };
+  return {
+    name,
+    dbType: 'TEXT',
+    kind: 'text',
+    nullable: true,
+    hasDefault: false,
+    generated: false,
+    maxLength: null,
+    enum: null,
+  };
 }
 
 const COLUMNS: Record<string, ModelColumn[]> = {
@@ -28,7 +37,8 @@ function context(table: string, operation: WriteContext['operation']): WriteCont
 }
 
 /** SQL keywords as statements spell them, and the words of SQLite's own messages. */
-const SQL_KEYWORDS = /\b(SELECT|INSERT|UPDATE|DELETE|INTO|VALUES|WHERE|FROM|SET|KEY|CONSTRAINT|REFERENCES|UNIQUE|NULL|INDEX|PRIMARY)\b/;
+const SQL_KEYWORDS =
+  /\b(SELECT|INSERT|UPDATE|DELETE|INTO|VALUES|WHERE|FROM|SET|KEY|CONSTRAINT|REFERENCES|UNIQUE|NULL|INDEX|PRIMARY)\b/;
 const DRIVER_WORDS = /\b(key|constraint|failed|index|null|sqlite\w*)\b/i;
 
 describe('translateSqliteError (real SQLite errors through TypeORM)', () => {
@@ -84,12 +94,22 @@ describe('translateSqliteError (real SQLite errors through TypeORM)', () => {
   }
 
   /** The message is plain words: no SQL, no index or constraint name, no row value, nothing of the driver's text. */
-  function expectPlain(result: DatabaseRefusal | null, error: QueryFailedError & { driverError: Error }, values: string[]) {
+  function expectPlain(
+    result: DatabaseRefusal | null,
+    error: QueryFailedError & { driverError: Error },
+    values: string[],
+  ) {
     expect(result).not.toBeNull();
     const message = result!.message;
     expect(message).not.toMatch(SQL_KEYWORDS);
     expect(message).not.toMatch(DRIVER_WORDS);
-    for (const name of ['customers_nickname_ci', 'customers_age_check', 'orders_customer_fk', 'sqlite_autoindex']) expect(message).not.toContain(name);
+    for (const name of [
+      'customers_nickname_ci',
+      'customers_age_check',
+      'orders_customer_fk',
+      'sqlite_autoindex',
+    ])
+      expect(message).not.toContain(name);
     for (const value of values) expect(message).not.toContain(value);
     expect(message).not.toContain(error.driverError.message);
     expect(message).not.toContain('.');
@@ -97,59 +117,127 @@ describe('translateSqliteError (real SQLite errors through TypeORM)', () => {
 
   describe('SQLITE_CONSTRAINT_UNIQUE / SQLITE_CONSTRAINT_PRIMARYKEY → UNIQUE_VIOLATION', () => {
     it('names the column from `UNIQUE constraint failed: customers.email`', async () => {
-      const { error, result } = await refusal(`INSERT INTO customers (email, name) VALUES (?, ?)`, ['ann@example.com', 'Another'], context('customers', 'insert'));
+      const { error, result } = await refusal(
+        `INSERT INTO customers (email, name) VALUES (?, ?)`,
+        ['ann@example.com', 'Another'],
+        context('customers', 'insert'),
+      );
       expect(error.driverError.code).toBe('SQLITE_CONSTRAINT_UNIQUE');
       expect(error.driverError.message).toBe('UNIQUE constraint failed: customers.email');
-      expect(result).toEqual({ code: 'UNIQUE_VIOLATION', field: 'email', message: 'A row with this email already exists' });
+      expect(result).toEqual({
+        code: 'UNIQUE_VIOLATION',
+        field: 'email',
+        message: 'A row with this email already exists',
+      });
       expectPlain(result, error, ['ann@example.com', 'Another']);
     });
 
     it('on update too', async () => {
-      const { error, result } = await refusal(`UPDATE customers SET email = ? WHERE id = ?`, ['ann@example.com', 2], context('customers', 'update'));
-      expect(result).toEqual({ code: 'UNIQUE_VIOLATION', field: 'email', message: 'A row with this email already exists' });
+      const { error, result } = await refusal(
+        `UPDATE customers SET email = ? WHERE id = ?`,
+        ['ann@example.com', 2],
+        context('customers', 'update'),
+      );
+      expect(result).toEqual({
+        code: 'UNIQUE_VIOLATION',
+        field: 'email',
+        message: 'A row with this email already exists',
+      });
       expectPlain(result, error, ['ann@example.com']);
     });
 
     it('a duplicate rowid primary key', async () => {
-      const { error, result } = await refusal(`INSERT INTO customers (id, email, name) VALUES (?, ?, ?)`, [1, 'x@example.com', 'X'], context('customers', 'insert'));
+      const { error, result } = await refusal(
+        `INSERT INTO customers (id, email, name) VALUES (?, ?, ?)`,
+        [1, 'x@example.com', 'X'],
+        context('customers', 'insert'),
+      );
       expect(error.driverError.code).toBe('SQLITE_CONSTRAINT_PRIMARYKEY');
-      expect(result).toEqual({ code: 'UNIQUE_VIOLATION', field: 'id', message: 'A row with this id already exists' });
+      expect(result).toEqual({
+        code: 'UNIQUE_VIOLATION',
+        field: 'id',
+        message: 'A row with this id already exists',
+      });
       expectPlain(result, error, ['x@example.com']);
     });
 
     it('a duplicate text primary key', async () => {
-      const { error, result } = await refusal(`INSERT INTO tags VALUES (?)`, ['vip'], context('tags', 'insert'));
+      const { error, result } = await refusal(
+        `INSERT INTO tags VALUES (?)`,
+        ['vip'],
+        context('tags', 'insert'),
+      );
       expect(error.driverError.code).toBe('SQLITE_CONSTRAINT_PRIMARYKEY');
-      expect(result).toEqual({ code: 'UNIQUE_VIOLATION', field: 'code', message: 'A row with this code already exists' });
+      expect(result).toEqual({
+        code: 'UNIQUE_VIOLATION',
+        field: 'code',
+        message: 'A row with this code already exists',
+      });
       expectPlain(result, error, ['vip']);
     });
 
     it('a multi-column key: first column as field, all named in the message', async () => {
-      const { error, result } = await refusal(`INSERT INTO memberships VALUES (?, ?)`, [7, 'sales'], context('memberships', 'insert'));
-      expect(error.driverError.message).toBe('UNIQUE constraint failed: memberships.tenant_id, memberships.slug');
-      expect(result).toEqual({ code: 'UNIQUE_VIOLATION', field: 'tenant_id', message: 'A row with this tenant_id and slug already exists' });
+      const { error, result } = await refusal(
+        `INSERT INTO memberships VALUES (?, ?)`,
+        [7, 'sales'],
+        context('memberships', 'insert'),
+      );
+      expect(error.driverError.message).toBe(
+        'UNIQUE constraint failed: memberships.tenant_id, memberships.slug',
+      );
+      expect(result).toEqual({
+        code: 'UNIQUE_VIOLATION',
+        field: 'tenant_id',
+        message: 'A row with this tenant_id and slug already exists',
+      });
       expectPlain(result, error, ['7', 'sales']);
     });
 
     it('an expression index: no field, and not its name', async () => {
-      const { error, result } = await refusal(`INSERT INTO customers (email, name, nickname) VALUES (?, ?, ?)`, ['n2@example.com', 'N2', 'ANNIE'], context('customers', 'insert'));
-      expect(error.driverError.message).toBe("UNIQUE constraint failed: index 'customers_nickname_ci'");
-      expect(result).toEqual({ code: 'UNIQUE_VIOLATION', field: null, message: 'A row with these values already exists' });
+      const { error, result } = await refusal(
+        `INSERT INTO customers (email, name, nickname) VALUES (?, ?, ?)`,
+        ['n2@example.com', 'N2', 'ANNIE'],
+        context('customers', 'insert'),
+      );
+      expect(error.driverError.message).toBe(
+        "UNIQUE constraint failed: index 'customers_nickname_ci'",
+      );
+      expect(result).toEqual({
+        code: 'UNIQUE_VIOLATION',
+        field: null,
+        message: 'A row with these values already exists',
+      });
       expectPlain(result, error, ['ANNIE', 'annie', 'nickname']);
     });
   });
 
   describe('SQLITE_CONSTRAINT_NOTNULL → NOT_NULL_VIOLATION', () => {
     it('names the column from `NOT NULL constraint failed: customers.name`', async () => {
-      const { error, result } = await refusal(`INSERT INTO customers (email, name) VALUES (?, ?)`, ['nn@example.com', null], context('customers', 'insert'));
+      const { error, result } = await refusal(
+        `INSERT INTO customers (email, name) VALUES (?, ?)`,
+        ['nn@example.com', null],
+        context('customers', 'insert'),
+      );
       expect(error.driverError.code).toBe('SQLITE_CONSTRAINT_NOTNULL');
-      expect(result).toEqual({ code: 'NOT_NULL_VIOLATION', field: 'name', message: 'name cannot be empty' });
+      expect(result).toEqual({
+        code: 'NOT_NULL_VIOLATION',
+        field: 'name',
+        message: 'name cannot be empty',
+      });
       expectPlain(result, error, ['nn@example.com']);
     });
 
     it('on update too', async () => {
-      const { error, result } = await refusal(`UPDATE customers SET name = ? WHERE id = ?`, [null, 2], context('customers', 'update'));
-      expect(result).toEqual({ code: 'NOT_NULL_VIOLATION', field: 'name', message: 'name cannot be empty' });
+      const { error, result } = await refusal(
+        `UPDATE customers SET name = ? WHERE id = ?`,
+        [null, 2],
+        context('customers', 'update'),
+      );
+      expect(result).toEqual({
+        code: 'NOT_NULL_VIOLATION',
+        field: 'name',
+        message: 'name cannot be empty',
+      });
       expectPlain(result, error, ['Bob', 'bob@example.com']);
     });
   });
@@ -161,22 +249,42 @@ describe('translateSqliteError (real SQLite errors through TypeORM)', () => {
     });
 
     it('insert: the row refers to a row that does not exist', async () => {
-      const { error, result } = await refusal(`INSERT INTO orders (customer_id) VALUES (?)`, [99], context('orders', 'insert'));
+      const { error, result } = await refusal(
+        `INSERT INTO orders (customer_id) VALUES (?)`,
+        [99],
+        context('orders', 'insert'),
+      );
       expect(error.driverError.code).toBe('SQLITE_CONSTRAINT_FOREIGNKEY');
       expect(error.driverError.message).toBe('FOREIGN KEY constraint failed');
-      expect(result).toEqual({ code: 'FOREIGN_KEY_VIOLATION', field: null, message: 'This row refers to a row that does not exist' });
+      expect(result).toEqual({
+        code: 'FOREIGN_KEY_VIOLATION',
+        field: null,
+        message: 'This row refers to a row that does not exist',
+      });
       expectPlain(result, error, ['99']);
     });
 
     it('delete: other rows refer to this one', async () => {
-      const { error, result } = await refusal(`DELETE FROM customers WHERE id = ?`, [1], context('customers', 'delete'));
+      const { error, result } = await refusal(
+        `DELETE FROM customers WHERE id = ?`,
+        [1],
+        context('customers', 'delete'),
+      );
       expect(error.driverError.code).toBe('SQLITE_CONSTRAINT_FOREIGNKEY');
-      expect(result).toEqual({ code: 'FOREIGN_KEY_VIOLATION', field: null, message: 'This row cannot be deleted: other rows refer to it' });
+      expect(result).toEqual({
+        code: 'FOREIGN_KEY_VIOLATION',
+        field: null,
+        message: 'This row cannot be deleted: other rows refer to it',
+      });
       expectPlain(result, error, ['1']);
     });
 
     it('update: either direction, in one sentence', async () => {
-      const { error, result } = await refusal(`UPDATE orders SET customer_id = ? WHERE id = ?`, [99, 1], context('orders', 'update'));
+      const { error, result } = await refusal(
+        `UPDATE orders SET customer_id = ? WHERE id = ?`,
+        [99, 1],
+        context('orders', 'update'),
+      );
       expect(result).toEqual({
         code: 'FOREIGN_KEY_VIOLATION',
         field: null,
@@ -188,19 +296,36 @@ describe('translateSqliteError (real SQLite errors through TypeORM)', () => {
 
   describe('anything else → null (an internal error for the caller)', () => {
     it('a check constraint (SQLITE_CONSTRAINT_CHECK)', async () => {
-      const { error, result } = await refusal(`INSERT INTO customers (email, name, age) VALUES (?, ?, ?)`, ['ck@example.com', 'Ck', -1], context('customers', 'insert'));
+      const { error, result } = await refusal(
+        `INSERT INTO customers (email, name, age) VALUES (?, ?, ?)`,
+        ['ck@example.com', 'Ck', -1],
+        context('customers', 'insert'),
+      );
       expect(error.driverError.code).toBe('SQLITE_CONSTRAINT_CHECK');
       expect(result).toBeNull();
     });
 
     it('a syntax error and an unknown table (SQLITE_ERROR)', async () => {
-      expect((await refusal(`INSERT INTO customers VALUES (`, [], context('customers', 'insert'))).result).toBeNull();
-      expect((await refusal(`DELETE FROM nowhere`, [], context('customers', 'delete'))).result).toBeNull();
+      expect(
+        (await refusal(`INSERT INTO customers VALUES (`, [], context('customers', 'insert')))
+          .result,
+      ).toBeNull();
+      expect(
+        (await refusal(`DELETE FROM nowhere`, [], context('customers', 'delete'))).result,
+      ).toBeNull();
     });
 
     it('values that are not database errors', () => {
       const ctx = context('customers', 'insert');
-      for (const value of [null, undefined, 'UNIQUE constraint failed: customers.email', 19, new Error('boom'), { code: 'ECONNREFUSED' }, { code: '23505' }]) {
+      for (const value of [
+        null,
+        undefined,
+        'UNIQUE constraint failed: customers.email',
+        19,
+        new Error('boom'),
+        { code: 'ECONNREFUSED' },
+        { code: '23505' },
+      ]) {
         expect(translateSqliteError(value, ctx)).toBeNull();
       }
     });

@@ -29,7 +29,10 @@ import { isObject, text, wordList } from './refusal-helpers';
  * @param context the write that failed: its table, the table's columns and the operation.
  * @returns the refusal, or null for any other error (including non-objects).
  */
-export function translateSqliteError(error: unknown, context: WriteContext): DatabaseRefusal | null {
+export function translateSqliteError(
+  error: unknown,
+  context: WriteContext,
+): DatabaseRefusal | null {
   if (!isObject(error)) return null;
   const driver = isObject(error.driverError) ? error.driverError : error;
   const code = text(driver.code) ?? text(error.code);
@@ -38,12 +41,25 @@ export function translateSqliteError(error: unknown, context: WriteContext): Dat
   switch (kindOf(code, message)) {
     case 'unique': {
       const columns = listedColumns(message, context);
-      if (!columns) return { code: 'UNIQUE_VIOLATION', field: null, message: 'A row with these values already exists' };
-      return { code: 'UNIQUE_VIOLATION', field: columns[0], message: `A row with this ${wordList(columns)} already exists` };
+      if (!columns)
+        return {
+          code: 'UNIQUE_VIOLATION',
+          field: null,
+          message: 'A row with these values already exists',
+        };
+      return {
+        code: 'UNIQUE_VIOLATION',
+        field: columns[0],
+        message: `A row with this ${wordList(columns)} already exists`,
+      };
     }
     case 'notnull': {
       const field = listedColumns(message, context)?.[0] ?? null;
-      return { code: 'NOT_NULL_VIOLATION', field, message: field ? `${field} cannot be empty` : 'A required field cannot be empty' };
+      return {
+        code: 'NOT_NULL_VIOLATION',
+        field,
+        message: field ? `${field} cannot be empty` : 'A required field cannot be empty',
+      };
     }
     case 'foreignkey':
       return { code: 'FOREIGN_KEY_VIOLATION', field: null, message: foreignKeyMessage(context) };
@@ -102,4 +118,3 @@ function listedColumns(message: string, context: WriteContext): string[] | null 
   }
   return names.length ? names : null;
 }
-

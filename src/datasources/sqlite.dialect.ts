@@ -2,7 +2,17 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import { invalidInput } from '../common/domain-error';
-import type { Capabilities, ColumnKind, DatabaseRefusal, Dialect, IntrospectedTable, ModelColumn, SqlPool, TableRef, WriteContext } from './dialect';
+import type {
+  Capabilities,
+  ColumnKind,
+  DatabaseRefusal,
+  Dialect,
+  IntrospectedTable,
+  ModelColumn,
+  SqlPool,
+  TableRef,
+  WriteContext,
+} from './dialect';
 import { TypeOrmPool } from './typeorm-pool';
 import { translateSqliteError } from './sqlite-errors';
 import { ParamList, SqlCompiler } from './sql-compiler';
@@ -36,7 +46,9 @@ export function confineSqliteUrl(url: string, root: string): string {
   const file = resolve(root, url.slice('sqlite:'.length));
   const rel = relative(root, file);
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
-    throw invalidInput(`SQLite datasources are files inside ${root} (SQLITE_DATASOURCE_DIR); name a file there, e.g. sqlite:sales.db`);
+    throw invalidInput(
+      `SQLite datasources are files inside ${root} (SQLITE_DATASOURCE_DIR); name a file there, e.g. sqlite:sales.db`,
+    );
   }
   return `sqlite:${file}`;
 }
@@ -83,7 +95,8 @@ export class SqliteDialect extends SqlCompiler implements Dialect {
   connectionOptions(url: string): DataSourceOptions {
     if (!url.startsWith('sqlite:')) throw invalidInput('A sqlite datasource URL is sqlite:<file>');
     const file = resolve(url.slice('sqlite:'.length));
-    if (!existsSync(file)) throw invalidInput(`No SQLite database file at ${url.slice('sqlite:'.length)}`);
+    if (!existsSync(file))
+      throw invalidInput(`No SQLite database file at ${url.slice('sqlite:'.length)}`);
     return {
       type: 'better-sqlite3',
       database: file,
@@ -98,7 +111,9 @@ export class SqliteDialect extends SqlCompiler implements Dialect {
         db.defaultSafeIntegers(true);
         // Foreign keys are enforced only when asked for, per connection (sqlite.org/foreignkeys.html §2).
         db.pragma('foreign_keys = ON');
-        db.function(CASEFOLD, { deterministic: true }, (v) => (v === null ? null : String(v).toLowerCase()));
+        db.function(CASEFOLD, { deterministic: true }, (v) =>
+          v === null ? null : String(v).toLowerCase(),
+        );
       },
     };
   }
@@ -114,11 +129,14 @@ export class SqliteDialect extends SqlCompiler implements Dialect {
   async introspect(pool: SqlPool, tables: TableRef[]): Promise<IntrospectedTable[]> {
     const out: IntrospectedTable[] = [];
     for (const t of tables) {
-      const cols = (await pool.run({ sql: `SELECT * FROM pragma_table_xinfo(?)`, params: [t.name] })).rows as unknown as PragmaColumn[];
+      const cols = (
+        await pool.run({ sql: `SELECT * FROM pragma_table_xinfo(?)`, params: [t.name] })
+      ).rows as unknown as PragmaColumn[];
       if (cols.length === 0) continue;
       const pk = cols.filter((c) => Number(c.pk) > 0).sort((a, b) => Number(a.pk) - Number(b.pk));
       // An INTEGER PRIMARY KEY is the rowid: SQLite generates it (sqlite.org/lang_createtable.html#rowid).
-      const rowidAlias = pk.length === 1 && pk[0].type.toUpperCase() === 'INTEGER' ? pk[0].name : null;
+      const rowidAlias =
+        pk.length === 1 && pk[0].type.toUpperCase() === 'INTEGER' ? pk[0].name : null;
       const columns: ModelColumn[] = cols
         .filter((c) => Number(c.hidden) !== 1)
         .map((c) => ({
@@ -132,7 +150,9 @@ export class SqliteDialect extends SqlCompiler implements Dialect {
           maxLength: lengthOf(c.type),
           enum: null,
         }));
-      const fkRows = (await pool.run({ sql: `SELECT * FROM pragma_foreign_key_list(?)`, params: [t.name] })).rows as unknown as PragmaForeignKey[];
+      const fkRows = (
+        await pool.run({ sql: `SELECT * FROM pragma_foreign_key_list(?)`, params: [t.name] })
+      ).rows as unknown as PragmaForeignKey[];
       const byId = new Map<number, PragmaForeignKey[]>();
       for (const r of fkRows) byId.set(Number(r.id), [...(byId.get(Number(r.id)) ?? []), r]);
       const foreignKeys = [...byId.values()].map((parts) => {
@@ -144,7 +164,13 @@ export class SqliteDialect extends SqlCompiler implements Dialect {
           referencedColumns: parts.map((p) => p.to ?? ''),
         };
       });
-      out.push({ schema: null, dbName: t.name, columns, primaryKey: pk.map((c) => c.name), foreignKeys });
+      out.push({
+        schema: null,
+        dbName: t.name,
+        columns,
+        primaryKey: pk.map((c) => c.name),
+        foreignKeys,
+      });
     }
     // A foreign key naming no column references the parent's primary key.
     for (const table of out) {

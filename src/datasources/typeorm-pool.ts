@@ -19,7 +19,10 @@ export class TypeOrmPool implements SqlPool {
     const runner = this.dataSource.createQueryRunner();
     try {
       const result = await runner.query(query.sql, query.params, true);
-      return { rows: (result.records ?? []) as Record<string, unknown>[], affected: result.affected };
+      return {
+        rows: (result.records ?? []) as Record<string, unknown>[],
+        affected: result.affected,
+      };
     } finally {
       await runner.release();
     }

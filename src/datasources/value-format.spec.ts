@@ -1,12 +1,27 @@
 import type { ColumnKind, ModelColumn } from './dialect';
 import { PostgresDialect } from './postgres.dialect';
 import { SqliteDialect } from './sqlite.dialect';
-import { formatCommon, formatDate, formatExactNumber, formatInstant, formatLocalTimestamp } from './value-format';
+import {
+  formatCommon,
+  formatDate,
+  formatExactNumber,
+  formatInstant,
+  formatLocalTimestamp,
+} from './value-format';
 
 /** Output forms of CONTRACT.md §6 "Values". */
 
 function column(kind: ColumnKind, name = `c_${kind}`): ModelColumn {
-  return { name, dbType: kind, kind, nullable: true, hasDefault: false, generated: false, maxLength: null, enum: null };
+  return {
+    name,
+    dbType: kind,
+    kind,
+    nullable: true,
+    hasDefault: false,
+    generated: false,
+    maxLength: null,
+    enum: null,
+  };
 }
 
 describe('formatLocalTimestamp (timestamp without time zone: YYYY-MM-DDTHH:mm:ss[.fff], no offset)', () => {
@@ -79,7 +94,9 @@ describe('formatInstant (timestamp with time zone: YYYY-MM-DDTHH:mm:ss.sssZ)', (
   });
 
   it('formats a Date as its UTC instant', () => {
-    expect(formatInstant(new Date(Date.UTC(2024, 0, 2, 3, 4, 5, 6)))).toBe('2024-01-02T03:04:05.006Z');
+    expect(formatInstant(new Date(Date.UTC(2024, 0, 2, 3, 4, 5, 6)))).toBe(
+      '2024-01-02T03:04:05.006Z',
+    );
   });
 
   it('returns unrecognised text and invalid dates unchanged', () => {
@@ -166,7 +183,9 @@ describe('formatCommon for each column kind', () => {
   });
 
   it('decimal: exact text', () => {
-    expect(formatCommon(column('decimal'), '1234567890123456789.99')).toBe('1234567890123456789.99');
+    expect(formatCommon(column('decimal'), '1234567890123456789.99')).toBe(
+      '1234567890123456789.99',
+    );
     expect(formatCommon(column('decimal'), '0.10')).toBe('0.10');
   });
 
@@ -197,17 +216,25 @@ describe('formatCommon for each column kind', () => {
   });
 
   it('timestamp: as stored, no offset', () => {
-    expect(formatCommon(column('timestamp'), '2024-01-02 03:04:05.678901')).toBe('2024-01-02T03:04:05.678');
+    expect(formatCommon(column('timestamp'), '2024-01-02 03:04:05.678901')).toBe(
+      '2024-01-02T03:04:05.678',
+    );
     expect(formatCommon(column('timestamp'), '2024-01-02 03:04:05')).toBe('2024-01-02T03:04:05');
   });
 
   it('timestamptz: UTC with milliseconds and Z', () => {
-    expect(formatCommon(column('timestamptz'), '2024-01-02 03:04:05+02')).toBe('2024-01-02T01:04:05.000Z');
-    expect(formatCommon(column('timestamptz'), new Date(Date.UTC(2024, 0, 2, 1, 4, 5)))).toBe('2024-01-02T01:04:05.000Z');
+    expect(formatCommon(column('timestamptz'), '2024-01-02 03:04:05+02')).toBe(
+      '2024-01-02T01:04:05.000Z',
+    );
+    expect(formatCommon(column('timestamptz'), new Date(Date.UTC(2024, 0, 2, 1, 4, 5)))).toBe(
+      '2024-01-02T01:04:05.000Z',
+    );
   });
 
   it('json: objects and arrays as JSON text, text unchanged', () => {
-    expect(formatCommon(column('json'), { a: 1, b: [true, null], c: { d: 'x' } })).toBe('{"a":1,"b":[true,null],"c":{"d":"x"}}');
+    expect(formatCommon(column('json'), { a: 1, b: [true, null], c: { d: 'x' } })).toBe(
+      '{"a":1,"b":[true,null],"c":{"d":"x"}}',
+    );
     expect(formatCommon(column('json'), [1, 2])).toBe('[1,2]');
     expect(formatCommon(column('json'), '{"a":1}')).toBe('{"a":1}');
     expect(formatCommon(column('json'), 3)).toBe('3');
@@ -215,7 +242,9 @@ describe('formatCommon for each column kind', () => {
   });
 
   it('uuid', () => {
-    expect(formatCommon(column('uuid'), '3f2504e0-4f89-11d3-9a0c-0305e82c3301')).toBe('3f2504e0-4f89-11d3-9a0c-0305e82c3301');
+    expect(formatCommon(column('uuid'), '3f2504e0-4f89-11d3-9a0c-0305e82c3301')).toBe(
+      '3f2504e0-4f89-11d3-9a0c-0305e82c3301',
+    );
   });
 
   it('both adapters format through formatCommon', () => {

@@ -28,12 +28,27 @@ export function formatLocalTimestamp(text: string): string {
  * recognise is returned unchanged.
  */
 export function formatInstant(value: string | Date): string {
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? String(value) : value.toISOString();
-  const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?\s*(Z|([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}))?)?$/.exec(value.trim());
+  if (value instanceof Date)
+    return Number.isNaN(value.getTime()) ? String(value) : value.toISOString();
+  const m =
+    /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?\s*(Z|([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}))?)?$/.exec(
+      value.trim(),
+    );
   if (!m) return value;
   const ms = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
-  const local = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), ms);
-  const offsetSeconds = m[9] ? (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 3600 + Number(m[11] ?? 0) * 60 + Number(m[12] ?? 0)) : 0;
+  const local = Date.UTC(
+    Number(m[1]),
+    Number(m[2]) - 1,
+    Number(m[3]),
+    Number(m[4]),
+    Number(m[5]),
+    Number(m[6]),
+    ms,
+  );
+  const offsetSeconds = m[9]
+    ? (m[9] === '-' ? -1 : 1) *
+      (Number(m[10]) * 3600 + Number(m[11] ?? 0) * 60 + Number(m[12] ?? 0))
+    : 0;
   const date = new Date(local - offsetSeconds * 1000);
   if (Number(m[1]) < 100) date.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
   return Number.isNaN(date.getTime()) ? value : date.toISOString();
@@ -70,12 +85,15 @@ export function formatCommon(column: ModelColumn, raw: unknown): unknown {
     case 'int':
       // A 64-bit value beyond 2^53 (an SQLite INTEGER rowid) stays exact text: as ID it is
       // shown whole, as Int GraphQL refuses it loudly instead of rounding it.
-      if (typeof raw === 'bigint') return Number.isSafeInteger(Number(raw)) ? Number(raw) : raw.toString();
+      if (typeof raw === 'bigint')
+        return Number.isSafeInteger(Number(raw)) ? Number(raw) : raw.toString();
       return typeof raw === 'number' ? raw : Number(raw);
     case 'float':
       return typeof raw === 'number' ? raw : Number(raw);
     case 'boolean':
-      return raw === true || raw === 1 || raw === 1n || raw === '1' || raw === 't' || raw === 'true';
+      return (
+        raw === true || raw === 1 || raw === 1n || raw === '1' || raw === 't' || raw === 'true'
+      );
     case 'json':
       return typeof raw === 'string' ? raw : JSON.stringify(raw);
     default:

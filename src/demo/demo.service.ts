@@ -41,34 +41,84 @@ export class DemoService {
     const file = resolve(this.config.sqliteDatasourceDir, 'demo.db');
     writeDemoDataset(file);
     const app = await this.apps.create('Demo store', 'demo');
-    const ds = await this.datasources.create(app.id, { name: 'demo-sqlite', type: 'sqlite', url: `sqlite:${file}` });
-    await this.model.import(app.id, SEED_SLOT, ds.id, ['customers', 'products', 'orders', 'order_lines']);
+    const ds = await this.datasources.create(app.id, {
+      name: 'demo-sqlite',
+      type: 'sqlite',
+      url: `sqlite:${file}`,
+    });
+    await this.model.import(app.id, SEED_SLOT, ds.id, [
+      'customers',
+      'products',
+      'orders',
+      'order_lines',
+    ]);
     await this.enums.create(app.id, SEED_SLOT, {
       name: 'OrderStatus',
       description: 'Where an order stands',
-      values: DEMO_ORDER_STATUSES.map((value) => ({ value, label: value.charAt(0) + value.slice(1).toLowerCase() })),
+      values: DEMO_ORDER_STATUSES.map((value) => ({
+        value,
+        label: value.charAt(0) + value.slice(1).toLowerCase(),
+      })),
     });
     await this.model.updateField(app.id, SEED_SLOT, 'orders', 'status', { enum: 'OrderStatus' });
     const apis = [
-      { name: 'customers', table: 'customers', fields: { id: true, name: true, email: true, city: true, created_at: true, orders: { id: true, status: true, ordered_at: true, total: true } } },
+      {
+        name: 'customers',
+        table: 'customers',
+        fields: {
+          id: true,
+          name: true,
+          email: true,
+          city: true,
+          created_at: true,
+          orders: { id: true, status: true, ordered_at: true, total: true },
+        },
+      },
       { name: 'products', table: 'products', fields: null },
       {
         name: 'orders',
         table: 'orders',
         fields: {
-          id: true, status: true, ordered_at: true, total: true, customer_id: true,
+          id: true,
+          status: true,
+          ordered_at: true,
+          total: true,
+          customer_id: true,
           customer: { id: true, name: true, city: true },
-          order_lines: { id: true, quantity: true, unit_price: true, product: { id: true, name: true, price: true } },
+          order_lines: {
+            id: true,
+            quantity: true,
+            unit_price: true,
+            product: { id: true, name: true, price: true },
+          },
         },
       },
-      { name: 'orderLines', table: 'order_lines', fields: { id: true, order_id: true, product_id: true, quantity: true, unit_price: true, product: { name: true } } },
+      {
+        name: 'orderLines',
+        table: 'order_lines',
+        fields: {
+          id: true,
+          order_id: true,
+          product_id: true,
+          quantity: true,
+          unit_price: true,
+          product: { name: true },
+        },
+      },
     ];
     for (const spec of apis) {
-      const api = await this.apis.create(app.id, SEED_SLOT, { ...spec, actions: ALL, fields: spec.fields as never });
+      const api = await this.apis.create(app.id, SEED_SLOT, {
+        ...spec,
+        actions: ALL,
+        fields: spec.fields as never,
+      });
       await this.apis.publish(app.id, SEED_SLOT, api.id);
     }
     await this.versions.publish(app.id, SEED_SLOT);
-    const key = await this.keys.create({ name: 'demo', scope: [{ appId: app.id, endpoints: 'all' }] });
+    const key = await this.keys.create({
+      name: 'demo',
+      scope: [{ appId: app.id, endpoints: 'all' }],
+    });
     this.logger.log('Created the demo app "demo" and its API key');
     return { address: app.address, key: key.key };
   }

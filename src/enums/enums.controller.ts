@@ -16,21 +16,33 @@ export class EnumsController {
 
   /** `POST …/enums` → `201` the enum. */
   @Post()
-  async create(@Param('appId') appId: string, @Body() body: EnumDto, @CurrentSession() s: PlatformSession): Promise<ModelEnum> {
+  async create(
+    @Param('appId') appId: string,
+    @Body() body: EnumDto,
+    @CurrentSession() s: PlatformSession,
+  ): Promise<ModelEnum> {
     await this.apps.get(appId);
     return this.enums.create(appId, s.accountId, body);
   }
 
   /** `GET …/enums`. */
   @Get()
-  async list(@Param('appId') appId: string, @CurrentSession() s: PlatformSession): Promise<ModelEnum[]> {
+  async list(
+    @Param('appId') appId: string,
+    @CurrentSession() s: PlatformSession,
+  ): Promise<ModelEnum[]> {
     await this.apps.get(appId);
     return this.enums.list(appId, s.accountId);
   }
 
   /** `PUT …/enums/:name` (same body as create). */
   @Put(':name')
-  async replace(@Param('appId') appId: string, @Param('name') name: string, @Body() body: EnumDto, @CurrentSession() s: PlatformSession): Promise<ModelEnum> {
+  async replace(
+    @Param('appId') appId: string,
+    @Param('name') name: string,
+    @Body() body: EnumDto,
+    @CurrentSession() s: PlatformSession,
+  ): Promise<ModelEnum> {
     await this.apps.get(appId);
     return this.enums.replace(appId, s.accountId, name, body);
   }
@@ -38,7 +50,11 @@ export class EnumsController {
   /** `DELETE …/enums/:name` → `204`; permanent, its fields become plain text. */
   @Delete(':name')
   @HttpCode(204)
-  async delete(@Param('appId') appId: string, @Param('name') name: string, @CurrentSession() s: PlatformSession): Promise<void> {
+  async delete(
+    @Param('appId') appId: string,
+    @Param('name') name: string,
+    @CurrentSession() s: PlatformSession,
+  ): Promise<void> {
     await this.apps.get(appId);
     await this.enums.delete(appId, s.accountId, name);
   }

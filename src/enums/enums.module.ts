@@ -4,5 +4,10 @@ import { EnumsController } from './enums.controller';
 import { EnumsService } from './enums.service';
 
 /** App enums. */
-@Module({ imports: [PlatformModule], controllers: [EnumsController], providers: [EnumsService], exports: [EnumsService] })
+@Module({
+  imports: [PlatformModule],
+  controllers: [EnumsController],
+  providers: [EnumsService],
+  exports: [EnumsService],
+})
 export class EnumsModule {}

@@ -29,7 +29,8 @@ export class EnumsService {
   /** Creates an enum. @throws DomainError INVALID_INPUT (every problem), CONFLICT (name taken). */
   create(appId: string, accountId: string, input: EnumInput): Promise<ModelEnum> {
     return this.versions.edit(appId, accountId, (def) => {
-      if (def.enums.some((e) => e.name === input.name)) throw new DomainError(ErrorCode.Conflict, `An enum named "${input.name}" exists already`);
+      if (def.enums.some((e) => e.name === input.name))
+        throw new DomainError(ErrorCode.Conflict, `An enum named "${input.name}" exists already`);
       const created = toEnum(input);
       def.enums.push(created);
       return created;
@@ -77,11 +78,16 @@ function toEnum(input: EnumInput): ModelEnum {
   return {
     name: input.name,
     description: input.description ?? null,
-    values: input.values.map((v) => ({ value: v.value, label: v.label ?? null, color: v.color ?? null })),
+    values: input.values.map((v) => ({
+      value: v.value,
+      label: v.label ?? null,
+      color: v.color ?? null,
+    })),
   };
 }
 
 /** Points every field that used enum `from` at `to` (null: back to plain text). */
 function renameUses(def: VersionDefinition, from: string, to: string | null): void {
-  for (const table of def.tables) for (const column of table.columns) if (column.enum === from) column.enum = to;
+  for (const table of def.tables)
+    for (const column of table.columns) if (column.enum === from) column.enum = to;
 }

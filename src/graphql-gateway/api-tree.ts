@@ -1,8 +1,12 @@
 import { GRAPHQL_NAME } from '../common/graphql-name';
 import { isKeyColumn, Navigation, navigationsOf, requiredColumns } from '../data-model/model-graph';
 import type { ModelColumn } from '../datasources/dialect';
-import type { FieldsTree, ModelTable, TableApiDefinition, VersionDefinition } from '../platform/version-definition';
-
+import type {
+  FieldsTree,
+  ModelTable,
+  TableApiDefinition,
+  VersionDefinition,
+} from '../platform/version-definition';
 
 /** One navigation field of a row type, and the row type it leads to. */
 export interface NavigationNode {
@@ -30,7 +34,13 @@ export function baseName(apiName: string): string {
   return apiName.charAt(0).toUpperCase() + apiName.slice(1);
 }
 
-function buildNode(def: VersionDefinition, table: ModelTable, tree: FieldsTree | null, typeName: string, forced: Set<string>): RowNode {
+function buildNode(
+  def: VersionDefinition,
+  table: ModelTable,
+  tree: FieldsTree | null,
+  typeName: string,
+  forced: Set<string>,
+): RowNode {
   const included = (c: ModelColumn) => tree === null || tree[c.name] === true || forced.has(c.name);
   const columns = table.columns.filter((c) => GRAPHQL_NAME.test(c.name) && included(c));
   const navigations: NavigationNode[] = [];
@@ -40,7 +50,10 @@ function buildNode(def: VersionDefinition, table: ModelTable, tree: FieldsTree |
       if (!sub || sub === true || !GRAPHQL_NAME.test(navigation.name)) continue;
       const target = def.tables.find((t) => t.name === navigation.to && t.active);
       if (!target) continue;
-      navigations.push({ navigation, node: buildNode(def, target, sub, `${typeName}_${navigation.name}`, new Set()) });
+      navigations.push({
+        navigation,
+        node: buildNode(def, target, sub, `${typeName}_${navigation.name}`, new Set()),
+      });
     }
   }
   return { typeName, table, columns, navigations, isKey: (c) => isKeyColumn(table, c) };
@@ -55,6 +68,8 @@ function buildNode(def: VersionDefinition, table: ModelTable, tree: FieldsTree |
 export function buildApiTree(def: VersionDefinition, api: TableApiDefinition): RowNode | null {
   const table = def.tables.find((t) => t.name === api.table && t.active);
   if (!table) return null;
-  const forced = new Set<string>(api.actions.insert || api.actions.update ? requiredColumns(table).map((c) => c.name) : []);
+  const forced = new Set<string>(
+    api.actions.insert || api.actions.update ? requiredColumns(table).map((c) => c.name) : [],
+  );
   return buildNode(def, table, api.fields, baseName(api.name), forced);
 }

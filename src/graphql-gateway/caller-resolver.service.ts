@@ -23,10 +23,12 @@ export class CallerResolverService {
    */
   async resolve(req: Request): Promise<Caller> {
     const key = req.headers['x-api-key'];
-    if (typeof key === 'string' && key.length > 0) return { kind: 'key', principal: await this.keys.authenticate(key) };
+    if (typeof key === 'string' && key.length > 0)
+      return { kind: 'key', principal: await this.keys.authenticate(key) };
     const session = await readPlatformSession(req, this.sessions);
     if (session) return { kind: 'builder', session };
-    if (req.headers.authorization) throw new DomainError(ErrorCode.Unauthenticated, 'Invalid or expired session token');
+    if (req.headers.authorization)
+      throw new DomainError(ErrorCode.Unauthenticated, 'Invalid or expired session token');
     return { kind: 'anonymous' };
   }
 }

@@ -47,7 +47,9 @@ export function refusalOf(error: DomainError): GatewayRefusal {
   return {
     status: HTTP_STATUS_OF[error.code],
     headers: error.headers,
-    body: { errors: [{ message: error.message, extensions: { code: GRAPHQL_CODE_OF[error.code] } }] },
+    body: {
+      errors: [{ message: error.message, extensions: { code: GRAPHQL_CODE_OF[error.code] } }],
+    },
   };
 }
 
@@ -65,17 +67,35 @@ const logger = new Logger('GraphQL');
  * (validation, coercion, limits) pass; anything else (a driver error, a bug) is logged by name and
  * message and answered `Internal server error`, so no SQL, stack or secret reaches the caller.
  */
-export function formatGatewayError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+export function formatGatewayError(
+  formatted: GraphQLFormattedError,
+  error: unknown,
+): GraphQLFormattedError {
   const original = unwrapResolverError(error);
   if (original instanceof DomainError) {
-    return { message: original.message, locations: formatted.locations, path: formatted.path, extensions: { code: GRAPHQL_CODE_OF[original.code] } };
+    return {
+      message: original.message,
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code: GRAPHQL_CODE_OF[original.code] },
+    };
   }
   if (original instanceof DatabaseRefusalError) {
     const { code, field } = original.refusal;
-    return { message: original.message, locations: formatted.locations, path: formatted.path, extensions: { code, field } };
+    return {
+      message: original.message,
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code, field },
+    };
   }
   if (original instanceof GraphQLError) return formatted;
   const e = original as Error | undefined;
   logger.error(`Resolver failed: ${e?.name ?? 'Error'}: ${e?.message ?? String(original)}`);
-  return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+  return {
+    message: 'Internal server error',
+    locations: formatted.locations,
+    path: formatted.path,
+    extensions: { code: 'INTERNAL_SERVER_ERROR' },
+  };
 }

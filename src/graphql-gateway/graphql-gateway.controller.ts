@@ -33,7 +33,11 @@ export class GraphqlGatewayController {
 
   /** The endpoint by app address. */
   @Post(':address')
-  byAddress(@Param('address') address: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+  byAddress(
+    @Param('address') address: string,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     return this.handle(() => this.apps.findByAddressOrDomain({ address }), req, res);
   }
 
@@ -43,20 +47,39 @@ export class GraphqlGatewayController {
     return this.handle(() => this.apps.findByAddressOrDomain({ domain: req.hostname }), req, res);
   }
 
-  private async handle(findApp: () => Promise<AppView | null>, req: Request, res: Response): Promise<void> {
+  private async handle(
+    findApp: () => Promise<AppView | null>,
+    req: Request,
+    res: Response,
+  ): Promise<void> {
     try {
       if (Object.keys(req.query ?? {}).some((k) => KEY_QUERY_PARAMS.includes(k))) {
-        throw new DomainError(ErrorCode.InvalidInput, 'API keys travel in the x-api-key header only, never in the URL');
+        throw new DomainError(
+          ErrorCode.InvalidInput,
+          'API keys travel in the x-api-key header only, never in the URL',
+        );
       }
       const app = await findApp();
       if (!app) throw new DomainError(ErrorCode.NotFound, 'App not found');
       const caller = await this.callers.resolve(req);
-      if (caller.kind === 'key' && !scopeForApp(caller.principal, app.id)) throw ApiKeyErrors.projectOutOfScope();
-      const head = caller.kind === 'builder' ? await this.versions.builderHead(app.id, caller.session.accountId) : await this.versions.mainHead(app.id);
+      if (caller.kind === 'key' && !scopeForApp(caller.principal, app.id))
+        throw ApiKeyErrors.projectOutOfScope();
+      const head =
+        caller.kind === 'builder'
+          ? await this.versions.builderHead(app.id, caller.session.accountId)
+          : await this.versions.mainHead(app.id);
       if (!head) throw new DomainError(ErrorCode.NotFound, 'App not found');
-      const executable = await this.schemas.get(head, caller.kind === 'builder' ? 'builder' : 'published');
+      const executable = await this.schemas.get(
+        head,
+        caller.kind === 'builder' ? 'builder' : 'published',
+      );
       const result = await executable.server.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: { method: 'POST', headers: headerMap(req), search: '', body: executable.preparer.prepare(req.body) },
+        httpGraphQLRequest: {
+          method: 'POST',
+          headers: headerMap(req),
+          search: '',
+          body: executable.preparer.prepare(req.body),
+        },
         context: async () => this.context(app.id, caller),
       });
       res.status(result.status ?? 200);

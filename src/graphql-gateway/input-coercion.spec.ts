@@ -1,4 +1,14 @@
-import { buildSchema, DocumentNode, execute, ExecutionResult, Kind, parse, print, validate, visit } from 'graphql';
+import {
+  buildSchema,
+  DocumentNode,
+  execute,
+  ExecutionResult,
+  Kind,
+  parse,
+  print,
+  validate,
+  visit,
+} from 'graphql';
 import { coerceRequest } from './input-coercion';
 
 /**
@@ -43,13 +53,23 @@ interface Run {
 }
 
 /** Parse, coerce, validate with every standard rule and, when valid, execute. */
-async function run(query: string, variables?: Record<string, unknown>, operationName?: string): Promise<Run> {
+async function run(
+  query: string,
+  variables?: Record<string, unknown>,
+  operationName?: string,
+): Promise<Run> {
   const document = parse(query);
   const coerced = coerceRequest(schema, document, variables, operationName);
   const errors = validate(schema, coerced.document).map((e) => e.message);
   const result = errors.length
     ? undefined
-    : await execute({ schema, document: coerced.document, rootValue, variableValues: coerced.variables, operationName });
+    : await execute({
+        schema,
+        document: coerced.document,
+        rootValue,
+        variableValues: coerced.variables,
+        operationName,
+      });
   return { document, coerced, errors, result };
 }
 
@@ -170,18 +190,35 @@ describe('coerceRequest: literals', () => {
   });
 
   it('coerces the non-null arguments of a mutation', async () => {
-    const r = await run('mutation { addOrder(quantity: "3", price: "19.90", note: 7, paid: "true", status: "PENDING", tags: [1, "a", 2.5]) }');
-    expect(received(r, 'addOrder')).toEqual({ quantity: 3, price: 19.9, note: '7', paid: true, status: 'PENDING', tags: ['1', 'a', '2.5'] });
+    const r = await run(
+      'mutation { addOrder(quantity: "3", price: "19.90", note: 7, paid: "true", status: "PENDING", tags: [1, "a", 2.5]) }',
+    );
+    expect(received(r, 'addOrder')).toEqual({
+      quantity: 3,
+      price: 19.9,
+      note: '7',
+      paid: true,
+      status: 'PENDING',
+      tags: ['1', 'a', '2.5'],
+    });
   });
 
   it('coerces variable default values', async () => {
-    const r = await run('query ($i: Int = "5", $b: Boolean! = "true", $s: String = 12, $ints: [Int!] = ["1", 2]) { echo(i: $i, b: $b, s: $s, ints: $ints) }');
-    expect(print(r.coerced.document).startsWith('query ($i: Int = 5, $b: Boolean! = true, $s: String = "12", $ints: [Int!] = [1, 2])')).toBe(true);
+    const r = await run(
+      'query ($i: Int = "5", $b: Boolean! = "true", $s: String = 12, $ints: [Int!] = ["1", 2]) { echo(i: $i, b: $b, s: $s, ints: $ints) }',
+    );
+    expect(
+      print(r.coerced.document).startsWith(
+        'query ($i: Int = 5, $b: Boolean! = true, $s: String = "12", $ints: [Int!] = [1, 2])',
+      ),
+    ).toBe(true);
     expect(received(r)).toEqual({ i: 5, b: true, s: '12', ints: [1, 2] });
   });
 
   it('coerces directive arguments', async () => {
-    const r = await run('{ shown: echo(i: 1) @include(if: "true") hidden: echo(i: 2) @skip(if: "true") }');
+    const r = await run(
+      '{ shown: echo(i: 1) @include(if: "true") hidden: echo(i: 2) @skip(if: "true") }',
+    );
     expect(r.errors).toEqual([]);
     expect(r.result).toEqual({ data: { shown: JSON.stringify({ i: 1 }) } });
   });
@@ -204,7 +241,14 @@ describe('coerceRequest: literals', () => {
     const write = await run(query, undefined, 'Write');
     expect(print(read.coerced.document)).toBe(print(write.coerced.document));
     expect(received(read)).toEqual({ i: 1 });
-    expect(received(write, 'addOrder')).toEqual({ quantity: 2, price: 3, note: '4', paid: false, status: 'PAID', tags: [] });
+    expect(received(write, 'addOrder')).toEqual({
+      quantity: 2,
+      price: 3,
+      note: '4',
+      paid: false,
+      status: 'PAID',
+      tags: [],
+    });
   });
 
   it('does not mutate the document it was given', async () => {
@@ -215,7 +259,8 @@ describe('coerceRequest: literals', () => {
 });
 
 describe('coerceRequest: variables', () => {
-  const query = 'query ($i: Int, $f: Float, $s: String, $b: Boolean, $status: OrderStatus) { echo(i: $i, f: $f, s: $s, b: $b, status: $status) }';
+  const query =
+    'query ($i: Int, $f: Float, $s: String, $b: Boolean, $status: OrderStatus) { echo(i: $i, f: $f, s: $s, b: $b, status: $status) }';
 
   it('coerces numeric text, numbers and boolean text; leaves enum names (already strings)', async () => {
     const variables = { i: '42', f: '12.5', s: 42, b: 'true', status: 'PAID' };
@@ -252,14 +297,33 @@ describe('coerceRequest: variables', () => {
       paid: 'false',
       and: [{ ids: '12', and: { total: '1' } }],
     };
-    const r = await run('query ($filter: OrderFilter, $ints: [Int!]!) { echo(filter: $filter, ints: $ints) }', { filter, ints: '7' });
+    const r = await run(
+      'query ($filter: OrderFilter, $ints: [Int!]!) { echo(filter: $filter, ints: $ints) }',
+      { filter, ints: '7' },
+    );
     expect(r.coerced.variables).toEqual({
-      filter: { status: 'PAID', statuses: ['PENDING', 'PAID'], ids: [10, 11], total: 9.99, note: '5', paid: false, and: [{ ids: 12, and: { total: 1 } }] },
+      filter: {
+        status: 'PAID',
+        statuses: ['PENDING', 'PAID'],
+        ids: [10, 11],
+        total: 9.99,
+        note: '5',
+        paid: false,
+        and: [{ ids: 12, and: { total: 1 } }],
+      },
       ints: 7,
     });
     expect(filter.ids).toEqual(['10', 11]);
     expect(received(r)).toEqual({
-      filter: { status: 'PAID', statuses: ['PENDING', 'PAID'], ids: [10, 11], total: 9.99, note: '5', paid: false, and: [{ ids: [12], and: [{ total: 1 }] }] },
+      filter: {
+        status: 'PAID',
+        statuses: ['PENDING', 'PAID'],
+        ids: [10, 11],
+        total: 9.99,
+        note: '5',
+        paid: false,
+        and: [{ ids: [12], and: [{ total: 1 }] }],
+      },
       ints: [7],
     });
   });
@@ -269,7 +333,14 @@ describe('coerceRequest: variables', () => {
       'mutation ($q: Int!, $p: Float!, $n: String!, $paid: Boolean!, $st: OrderStatus!, $tags: [String!]!) { addOrder(quantity: $q, price: $p, note: $n, paid: $paid, status: $st, tags: $tags) }',
       { q: '3', p: '19.90', n: 7, paid: 'true', st: 'PENDING', tags: [1, 'a', 2.5] },
     );
-    expect(received(r, 'addOrder')).toEqual({ quantity: 3, price: 19.9, note: '7', paid: true, status: 'PENDING', tags: ['1', 'a', '2.5'] });
+    expect(received(r, 'addOrder')).toEqual({
+      quantity: 3,
+      price: 19.9,
+      note: '7',
+      paid: true,
+      status: 'PENDING',
+      tags: ['1', 'a', '2.5'],
+    });
   });
 
   it('coerces variables used inside fragments by their operation declaration', async () => {
@@ -289,12 +360,19 @@ describe('coerceRequest: variables', () => {
 
   it('leaves variables alone when the operation to run is ambiguous (execution refuses it anyway)', async () => {
     const variables = { x: '5' };
-    const r = await run('query A($x: Int) { echo(i: $x) } query B($x: Int) { echo(i: $x) }', variables);
+    const r = await run(
+      'query A($x: Int) { echo(i: $x) } query B($x: Int) { echo(i: $x) }',
+      variables,
+    );
     expect(r.coerced.variables).toBe(variables);
-    expect(r.result?.errors?.map((e) => e.message)).toEqual(['Must provide operation name if query contains multiple operations.']);
+    expect(r.result?.errors?.map((e) => e.message)).toEqual([
+      'Must provide operation name if query contains multiple operations.',
+    ]);
     const unknown = await run('query A($x: Int) { echo(i: $x) }', variables, 'Missing');
     expect(unknown.coerced.variables).toBe(variables);
-    expect(unknown.result?.errors?.map((e) => e.message)).toEqual(['Unknown operation named "Missing".']);
+    expect(unknown.result?.errors?.map((e) => e.message)).toEqual([
+      'Unknown operation named "Missing".',
+    ]);
   });
 
   it('leaves undeclared variables and unknown input fields as sent', () => {
@@ -306,7 +384,11 @@ describe('coerceRequest: variables', () => {
   });
 
   it('does not add variables that were not sent', () => {
-    const coerced = coerceRequest(schema, parse('query ($i: Int, $s: String) { echo(i: $i, s: $s) }'), { i: '1' });
+    const coerced = coerceRequest(
+      schema,
+      parse('query ($i: Int, $s: String) { echo(i: $i, s: $s) }'),
+      { i: '1' },
+    );
     expect(coerced.variables).toEqual({ i: 1 });
     expect(Object.keys(coerced.variables)).toEqual(['i']);
   });
@@ -314,7 +396,9 @@ describe('coerceRequest: variables', () => {
 
 describe('coerceRequest: nothing to coerce', () => {
   it('returns the very same document (and variables) when nothing needs coercion', async () => {
-    const document = parse('query ($i: Int, $status: OrderStatus) { echo(i: $i, f: 1.5, s: "x", b: true, status: PAID, id: 7, filter: { ids: [1], status: $status }) other: echo(status: $status) }');
+    const document = parse(
+      'query ($i: Int, $status: OrderStatus) { echo(i: $i, f: 1.5, s: "x", b: true, status: PAID, id: 7, filter: { ids: [1], status: $status }) other: echo(status: $status) }',
+    );
     const variables = { i: 1, status: 'PAID' };
     const coerced = coerceRequest(schema, document, variables);
     expect(coerced.changed).toBe(false);
@@ -325,12 +409,19 @@ describe('coerceRequest: nothing to coerce', () => {
 
   it('returns empty variables when none were sent', () => {
     const document = parse('{ echo(i: 1) }');
-    expect(coerceRequest(schema, document, undefined)).toEqual({ document, variables: {}, changed: false });
+    expect(coerceRequest(schema, document, undefined)).toEqual({
+      document,
+      variables: {},
+      changed: false,
+    });
     expect(coerceRequest(schema, document, undefined).document).toBe(document);
   });
 
   it('leaves ID and custom scalars, which take numbers or text themselves', async () => {
-    const r = await run('query ($id: ID, $big: BigInt) { a: echo(id: 7, big: 12) b: echo(id: "7", big: "12") c: echo(id: $id, big: $big) }', { id: 8, big: '13' });
+    const r = await run(
+      'query ($id: ID, $big: BigInt) { a: echo(id: 7, big: 12) b: echo(id: "7", big: "12") c: echo(id: $id, big: $big) }',
+      { id: 8, big: '13' },
+    );
     expect(r.coerced.document).toBe(r.document);
     expect(r.coerced.variables).toEqual({ id: 8, big: '13' });
     expect(received(r, 'a')).toEqual({ id: '7', big: 12 });
@@ -358,7 +449,11 @@ describe('coerceRequest: never guesses', () => {
     ['b', '"1"', 'Boolean cannot represent a non boolean value: "1"'],
     ['b', '1', 'Boolean cannot represent a non boolean value: 1'],
     ['status', '"SHIPPED"', 'Enum "OrderStatus" cannot represent non-enum value: "SHIPPED".'],
-    ['status', '"paid"', 'Enum "OrderStatus" cannot represent non-enum value: "paid". Did you mean the enum value "PAID"?'],
+    [
+      'status',
+      '"paid"',
+      'Enum "OrderStatus" cannot represent non-enum value: "paid". Did you mean the enum value "PAID"?',
+    ],
   ])('literal %s: %s stays and fails validation', async (name, literal, message) => {
     const r = await run(`{ echo(${name}: ${literal}) }`);
     expect(r.coerced.changed).toBe(false);
@@ -367,8 +462,16 @@ describe('coerceRequest: never guesses', () => {
   });
 
   it('leaves ambiguous values inside lists and input objects', async () => {
-    const r = await run('{ echo(ints: ["1", "1.5"], filter: { ids: ["x"], statuses: ["SHIPPED", "PAID"], paid: "yes" }) }');
-    expect(print(r.coerced.document)).toBe(print(parse('{ echo(ints: [1, "1.5"], filter: { ids: ["x"], statuses: ["SHIPPED", PAID], paid: "yes" }) }')));
+    const r = await run(
+      '{ echo(ints: ["1", "1.5"], filter: { ids: ["x"], statuses: ["SHIPPED", "PAID"], paid: "yes" }) }',
+    );
+    expect(print(r.coerced.document)).toBe(
+      print(
+        parse(
+          '{ echo(ints: [1, "1.5"], filter: { ids: ["x"], statuses: ["SHIPPED", PAID], paid: "yes" }) }',
+        ),
+      ),
+    );
     expect(r.errors).toEqual([
       'Int cannot represent non-integer value: "1.5"',
       'Int cannot represent non-integer value: "x"',
@@ -379,8 +482,13 @@ describe('coerceRequest: never guesses', () => {
 
   it('leaves values with no expected type (unknown argument, unknown input field)', async () => {
     const r = await run('{ echo(nope: "1", filter: { missing: "2", ids: ["3"] }) }');
-    expect(print(r.coerced.document)).toBe(print(parse('{ echo(nope: "1", filter: { missing: "2", ids: [3] }) }')));
-    expect(r.errors).toEqual(['Unknown argument "nope" on field "Query.echo".', 'Field "missing" is not defined by type "OrderFilter".']);
+    expect(print(r.coerced.document)).toBe(
+      print(parse('{ echo(nope: "1", filter: { missing: "2", ids: [3] }) }')),
+    );
+    expect(r.errors).toEqual([
+      'Unknown argument "nope" on field "Query.echo".',
+      'Field "missing" is not defined by type "OrderFilter".',
+    ]);
   });
 
   it.each([
@@ -402,7 +510,9 @@ describe('coerceRequest: never guesses', () => {
     const variables = { [name]: value };
     const r = await run(`query ($${name}: ${type}) { echo(${name}: $${name}) }`, variables);
     expect(r.coerced.variables).toBe(variables);
-    expect(r.result?.errors?.map((e) => e.message)).toEqual([`Variable "$${name}" got invalid value ${JSON.stringify(value)}; ${message}`]);
+    expect(r.result?.errors?.map((e) => e.message)).toEqual([
+      `Variable "$${name}" got invalid value ${JSON.stringify(value)}; ${message}`,
+    ]);
   });
 
   it('leaves ambiguous values inside variable lists and input objects', async () => {

@@ -44,7 +44,8 @@ const INT_MAX = 2147483647;
  */
 function leafOf(type: GraphQLInputType | null | undefined): GraphQLNamedType | undefined {
   let current: GraphQLInputType | null | undefined = type;
-  while (current && (isNonNullType(current) || isListType(current))) current = current.ofType as GraphQLInputType;
+  while (current && (isNonNullType(current) || isListType(current)))
+    current = current.ofType as GraphQLInputType;
   return current ?? undefined;
 }
 
@@ -67,7 +68,10 @@ function floatFromText(text: string): number | undefined {
 }
 
 /** The literal replacing `node` where `type` is expected, or `undefined` when it stays. */
-function coerceLiteral(node: ValueNode, type: GraphQLNamedType | undefined): ConstValueNode | undefined {
+function coerceLiteral(
+  node: ValueNode,
+  type: GraphQLNamedType | undefined,
+): ConstValueNode | undefined {
   if (!type) return undefined;
   if (node.kind === Kind.STRING) {
     const text = node.value;
@@ -87,7 +91,9 @@ function coerceLiteral(node: ValueNode, type: GraphQLNamedType | undefined): Con
         return { kind: GRAPHQL_INT_TOKEN.test(token) ? Kind.INT : Kind.FLOAT, value: token };
       }
       case 'Boolean':
-        return text === 'true' || text === 'false' ? { kind: Kind.BOOLEAN, value: text === 'true' } : undefined;
+        return text === 'true' || text === 'false'
+          ? { kind: Kind.BOOLEAN, value: text === 'true' }
+          : undefined;
       default:
         return undefined;
     }
@@ -142,8 +148,13 @@ function coerceVariable(value: unknown, type: GraphQLInputType): unknown {
  * The operation whose variables the request supplies: the one named `operationName`, or the only
  * operation of the document. `undefined` when that is ambiguous (execution refuses it anyway).
  */
-function selectedOperation(document: DocumentNode, operationName: string | null | undefined): OperationDefinitionNode | undefined {
-  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+function selectedOperation(
+  document: DocumentNode,
+  operationName: string | null | undefined,
+): OperationDefinitionNode | undefined {
+  const operations = document.definitions.filter(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
   if (operationName) {
     const named = operations.filter((o) => o.name?.value === operationName);
     return named.length === 1 ? named[0] : undefined;

@@ -3,9 +3,22 @@ import { DomainError, ErrorCode } from '../common/domain-error';
 import type { ColumnKind, ModelColumn, ModelForeignKey } from '../datasources/dialect';
 import { PostgresDialect } from '../datasources/postgres.dialect';
 import { SqliteDialect, sqliteKind } from '../datasources/sqlite.dialect';
-import type { ModelTable, TableApiDefinition, VersionDefinition } from '../platform/version-definition';
+import type {
+  ModelTable,
+  TableApiDefinition,
+  VersionDefinition,
+} from '../platform/version-definition';
 import { buildApiTree, RowNode } from './api-tree';
-import { FilterInput, planOrder, planPage, planWhere, selectColumns, shapeRows, TAKE_LIMIT, tableRef } from './query-planner';
+import {
+  FilterInput,
+  planOrder,
+  planPage,
+  planWhere,
+  selectColumns,
+  shapeRows,
+  TAKE_LIMIT,
+  tableRef,
+} from './query-planner';
 
 /** The `where` language, order and page of CONTRACT.md §6, from GraphQL arguments to plans. */
 
@@ -13,15 +26,44 @@ const pg = new PostgresDialect();
 const lite = new SqliteDialect();
 
 function col(name: string, kind: ColumnKind, extra: Partial<ModelColumn> = {}): ModelColumn {
-  return { name, dbType: kind, kind, nullable: true, hasDefault: false, generated: false, maxLength: null, enum: null, ...extra };
+  return {
+    name,
+    dbType: kind,
+    kind,
+    nullable: true,
+    hasDefault: false,
+    generated: false,
+    maxLength: null,
+    enum: null,
+    ...extra,
+  };
 }
 
 function fk(column: string, referencedTable: string, referencedColumn = 'id'): ModelForeignKey {
-  return { columns: [column], referencedSchema: 'public', referencedTable, referencedColumns: [referencedColumn] };
+  return {
+    columns: [column],
+    referencedSchema: 'public',
+    referencedTable,
+    referencedColumns: [referencedColumn],
+  };
 }
 
-function table(name: string, columns: ModelColumn[], primaryKey: string[], foreignKeys: ModelForeignKey[] = []): ModelTable {
-  return { name, dbName: name, schema: 'public', datasourceId: 'ds1', active: true, columns, primaryKey, foreignKeys };
+function table(
+  name: string,
+  columns: ModelColumn[],
+  primaryKey: string[],
+  foreignKeys: ModelForeignKey[] = [],
+): ModelTable {
+  return {
+    name,
+    dbName: name,
+    schema: 'public',
+    datasourceId: 'ds1',
+    active: true,
+    columns,
+    primaryKey,
+    foreignKeys,
+  };
 }
 
 const customer = table(
@@ -51,15 +93,29 @@ const orders = table(
 );
 const orderLine = table(
   'order_line',
-  [col('order_id', 'bigint', { nullable: false }), col('line_no', 'int', { nullable: false }), col('product', 'text'), col('qty', 'int')],
+  [
+    col('order_id', 'bigint', { nullable: false }),
+    col('line_no', 'int', { nullable: false }),
+    col('product', 'text'),
+    col('qty', 'int'),
+  ],
   ['order_id', 'line_no'],
   [fk('order_id', 'orders')],
 );
-const session = table('session', [col('id', 'uuid', { nullable: false }), col('customer_id', 'int')], ['id'], [fk('customer_id', 'customer')]);
+const session = table(
+  'session',
+  [col('id', 'uuid', { nullable: false }), col('customer_id', 'int')],
+  ['id'],
+  [fk('customer_id', 'customer')],
+);
 const auditLog = table('audit_log', [col('message', 'text'), col('at', 'timestamp')], []);
 
 const none = { select: false, insert: false, update: false, delete: false };
-function api(name: string, tableName: string, fields: TableApiDefinition['fields']): TableApiDefinition {
+function api(
+  name: string,
+  tableName: string,
+  fields: TableApiDefinition['fields'],
+): TableApiDefinition {
   return {
     id: `api-${name}`,
     name,
@@ -114,8 +170,12 @@ function catchError(fn: () => unknown): unknown {
 describe('the hand-written model as an API tree', () => {
   it('has the expected row types and key columns', () => {
     expect(customersNode.typeName).toBe('Customers');
-    expect(customersNode.navigations.map((n) => [n.navigation.name, n.node.typeName])).toEqual([['orders', 'Customers_orders']]);
-    expect(customersNode.navigations[0].node.navigations.map((n) => n.node.typeName)).toEqual(['Customers_orders_customer']);
+    expect(customersNode.navigations.map((n) => [n.navigation.name, n.node.typeName])).toEqual([
+      ['orders', 'Customers_orders'],
+    ]);
+    expect(customersNode.navigations[0].node.navigations.map((n) => n.node.typeName)).toEqual([
+      'Customers_orders_customer',
+    ]);
     expect(ordersNode.isKey('customer_id')).toBe(true);
     expect(ordersNode.isKey('status')).toBe(false);
     expect(tableRef(orders)).toEqual({ schema: 'public', name: 'orders' });
@@ -123,9 +183,17 @@ describe('the hand-written model as an API tree', () => {
 });
 
 describe('planWhere', () => {
-  it.each(['eq', 'neq', 'gt', 'gte', 'lt', 'lte'] as const)('%s is a comparison with the value as given', (op) => {
-    expect(planWhere(customersNode, { name: { [op]: 'Ada' } }, pg)).toEqual({ kind: 'compare', column: 'name', op, value: 'Ada' });
-  });
+  it.each(['eq', 'neq', 'gt', 'gte', 'lt', 'lte'] as const)(
+    '%s is a comparison with the value as given',
+    (op) => {
+      expect(planWhere(customersNode, { name: { [op]: 'Ada' } }, pg)).toEqual({
+        kind: 'compare',
+        column: 'name',
+        op,
+        value: 'Ada',
+      });
+    },
+  );
 
   it('in and nin are lists', () => {
     expect(planWhere(customersNode, { name: { in: ['Ada', 'Grace'] } }, pg)).toEqual({
@@ -134,27 +202,46 @@ describe('planWhere', () => {
       values: ['Ada', 'Grace'],
       negated: false,
     });
-    expect(planWhere(customersNode, { name: { nin: [] } }, pg)).toEqual({ kind: 'in', column: 'name', values: [], negated: true });
-  });
-
-  it.each(['contains', 'startsWith', 'endsWith'] as const)('%s is a literal LIKE of the raw text', (mode) => {
-    expect(planWhere(customersNode, { email: { [mode]: '50%_\\[x]' } }, pg)).toEqual({
-      kind: 'like',
-      column: 'email',
-      mode,
-      value: '50%_\\[x]',
+    expect(planWhere(customersNode, { name: { nin: [] } }, pg)).toEqual({
+      kind: 'in',
+      column: 'name',
+      values: [],
+      negated: true,
     });
   });
 
+  it.each(['contains', 'startsWith', 'endsWith'] as const)(
+    '%s is a literal LIKE of the raw text',
+    (mode) => {
+      expect(planWhere(customersNode, { email: { [mode]: '50%_\\[x]' } }, pg)).toEqual({
+        kind: 'like',
+        column: 'email',
+        mode,
+        value: '50%_\\[x]',
+      });
+    },
+  );
+
   it('eq: null matches empty fields and neq: null filled ones', () => {
-    expect(planWhere(customersNode, { email: { eq: null } }, pg)).toEqual({ kind: 'null', column: 'email', negated: false });
-    expect(planWhere(customersNode, { email: { neq: null } }, pg)).toEqual({ kind: 'null', column: 'email', negated: true });
+    expect(planWhere(customersNode, { email: { eq: null } }, pg)).toEqual({
+      kind: 'null',
+      column: 'email',
+      negated: false,
+    });
+    expect(planWhere(customersNode, { email: { neq: null } }, pg)).toEqual({
+      kind: 'null',
+      column: 'email',
+      negated: true,
+    });
   });
 
   it('other operators given null follow SQL: never true', () => {
     const never = { kind: 'or', items: [] };
     expect(planWhere(customersNode, { name: { gt: null } }, pg)).toEqual(never);
-    expect(planWhere(customersNode, { name: { gt: null, contains: null, in: null } }, pg)).toEqual({ kind: 'and', items: [never, never, never] });
+    expect(planWhere(customersNode, { name: { gt: null, contains: null, in: null } }, pg)).toEqual({
+      kind: 'and',
+      items: [never, never, never],
+    });
   });
 
   it('no filter, an empty filter and a null column are all "true"', () => {
@@ -165,7 +252,13 @@ describe('planWhere', () => {
   });
 
   it('keys at one level, and operators of one column, are AND-ed', () => {
-    expect(planWhere(customersNode, { name: { startsWith: 'A' }, email: { neq: null }, balance: { gte: '10', lt: '100' } }, pg)).toEqual({
+    expect(
+      planWhere(
+        customersNode,
+        { name: { startsWith: 'A' }, email: { neq: null }, balance: { gte: '10', lt: '100' } },
+        pg,
+      ),
+    ).toEqual({
       kind: 'and',
       items: [
         { kind: 'like', column: 'name', mode: 'startsWith', value: 'A' },
@@ -178,7 +271,10 @@ describe('planWhere', () => {
 
   it('and / or nest', () => {
     const where: FilterInput = {
-      or: [{ name: { eq: 'Ada' } }, { and: [{ email: { endsWith: '.org' } }, { vip: { eq: true } }] }],
+      or: [
+        { name: { eq: 'Ada' } },
+        { and: [{ email: { endsWith: '.org' } }, { vip: { eq: true } }] },
+      ],
       balance: { gt: '0' },
     };
     expect(planWhere(customersNode, where, pg)).toEqual({
@@ -207,8 +303,12 @@ describe('planWhere', () => {
     const or = planWhere(customersNode, { or: [] }, pg);
     expect(and).toEqual({ kind: 'and', items: [] });
     expect(or).toEqual({ kind: 'or', items: [] });
-    expect(pg.compileCount({ table: tableRef(customer), where: and }).sql).toBe('SELECT COUNT(*) AS "count" FROM "public"."customer" WHERE 1=1');
-    expect(pg.compileCount({ table: tableRef(customer), where: or }).sql).toBe('SELECT COUNT(*) AS "count" FROM "public"."customer" WHERE 1=0');
+    expect(pg.compileCount({ table: tableRef(customer), where: and }).sql).toBe(
+      'SELECT COUNT(*) AS "count" FROM "public"."customer" WHERE 1=1',
+    );
+    expect(pg.compileCount({ table: tableRef(customer), where: or }).sql).toBe(
+      'SELECT COUNT(*) AS "count" FROM "public"."customer" WHERE 1=0',
+    );
     const emptyItems = planWhere(customersNode, { or: [{}] }, pg);
     expect(pg.compileCount({ table: tableRef(customer), where: emptyItems }).sql).toBe(
       'SELECT COUNT(*) AS "count" FROM "public"."customer" WHERE (1=1)',
@@ -216,9 +316,24 @@ describe('planWhere', () => {
   });
 
   it('integer key values are converted from text (int to number, bigint kept as exact text)', () => {
-    expect(planWhere(customersNode, { id: { eq: '42' } }, pg)).toEqual({ kind: 'compare', column: 'id', op: 'eq', value: 42 });
-    expect(planWhere(customersNode, { id: { in: ['1', '-2', 3] } }, pg)).toEqual({ kind: 'in', column: 'id', values: [1, -2, 3], negated: false });
-    expect(planWhere(ordersNode, { customer_id: { neq: '7' } }, pg)).toEqual({ kind: 'compare', column: 'customer_id', op: 'neq', value: 7 });
+    expect(planWhere(customersNode, { id: { eq: '42' } }, pg)).toEqual({
+      kind: 'compare',
+      column: 'id',
+      op: 'eq',
+      value: 42,
+    });
+    expect(planWhere(customersNode, { id: { in: ['1', '-2', 3] } }, pg)).toEqual({
+      kind: 'in',
+      column: 'id',
+      values: [1, -2, 3],
+      negated: false,
+    });
+    expect(planWhere(ordersNode, { customer_id: { neq: '7' } }, pg)).toEqual({
+      kind: 'compare',
+      column: 'customer_id',
+      op: 'neq',
+      value: 7,
+    });
     expect(planWhere(ordersNode, { id: { eq: '9007199254740993' } }, pg)).toEqual({
       kind: 'compare',
       column: 'id',
@@ -227,32 +342,64 @@ describe('planWhere', () => {
     });
   });
 
-  it.each([['abc'], ['12x'], ['1.5'], [''], [' 7']])('an invalid integer key value %j is refused naming the column', (bad) => {
-    const error = catchError(() => planWhere(ordersNode, { customer_id: { eq: bad } }, pg));
-    expect(error).toBeInstanceOf(DomainError);
-    expect((error as DomainError).code).toBe(ErrorCode.InvalidInput);
-    expect((error as DomainError).message).toContain('customer_id');
-    expect((error as DomainError).message).toContain(`"${bad}"`);
-  });
+  it.each([['abc'], ['12x'], ['1.5'], [''], [' 7']])(
+    'an invalid integer key value %j is refused naming the column',
+    (bad) => {
+      const error = catchError(() => planWhere(ordersNode, { customer_id: { eq: bad } }, pg));
+      expect(error).toBeInstanceOf(DomainError);
+      expect((error as DomainError).code).toBe(ErrorCode.InvalidInput);
+      expect((error as DomainError).message).toContain('customer_id');
+      expect((error as DomainError).message).toContain(`"${bad}"`);
+    },
+  );
 
   it('an invalid key inside in / nin or a nested or is refused too', () => {
-    expect(() => planWhere(ordersNode, { id: { in: ['1', 'two'] } }, pg)).toThrow(/"two" is not a valid id/);
-    expect(() => planWhere(ordersNode, { or: [{ customer_id: { nin: ['x'] } }] }, pg)).toThrow(/customer_id/);
+    expect(() => planWhere(ordersNode, { id: { in: ['1', 'two'] } }, pg)).toThrow(
+      /"two" is not a valid id/,
+    );
+    expect(() => planWhere(ordersNode, { or: [{ customer_id: { nin: ['x'] } }] }, pg)).toThrow(
+      /customer_id/,
+    );
   });
 
   it('a UUID key must be a UUID', () => {
     const good = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
-    expect(planWhere(sessionsNode, { id: { eq: good } }, pg)).toEqual({ kind: 'compare', column: 'id', op: 'eq', value: good });
+    expect(planWhere(sessionsNode, { id: { eq: good } }, pg)).toEqual({
+      kind: 'compare',
+      column: 'id',
+      op: 'eq',
+      value: good,
+    });
     const error = catchError(() => planWhere(sessionsNode, { id: { eq: 'not-a-uuid' } }, pg));
     expect(error).toBeInstanceOf(DomainError);
     expect((error as DomainError).message).toContain('id');
   });
 
   it('non-key columns keep their value; only the dialect binding changes it', () => {
-    expect(planWhere(linesNode, { qty: { gt: 5 } }, pg)).toEqual({ kind: 'compare', column: 'qty', op: 'gt', value: 5 });
-    expect(planWhere(customersNode, { vip: { eq: true } }, pg)).toEqual({ kind: 'compare', column: 'vip', op: 'eq', value: true });
-    expect(planWhere(customersNode, { vip: { neq: false } }, lite)).toEqual({ kind: 'compare', column: 'vip', op: 'neq', value: 0 });
-    expect(planWhere(customersNode, { vip: { eq: true } }, lite)).toEqual({ kind: 'compare', column: 'vip', op: 'eq', value: 1 });
+    expect(planWhere(linesNode, { qty: { gt: 5 } }, pg)).toEqual({
+      kind: 'compare',
+      column: 'qty',
+      op: 'gt',
+      value: 5,
+    });
+    expect(planWhere(customersNode, { vip: { eq: true } }, pg)).toEqual({
+      kind: 'compare',
+      column: 'vip',
+      op: 'eq',
+      value: true,
+    });
+    expect(planWhere(customersNode, { vip: { neq: false } }, lite)).toEqual({
+      kind: 'compare',
+      column: 'vip',
+      op: 'neq',
+      value: 0,
+    });
+    expect(planWhere(customersNode, { vip: { eq: true } }, lite)).toEqual({
+      kind: 'compare',
+      column: 'vip',
+      op: 'eq',
+      value: 1,
+    });
   });
 });
 
@@ -272,7 +419,9 @@ describe('planOrder', () => {
   });
 
   it('does not repeat a primary key column the caller ordered by', () => {
-    expect(planOrder(customersNode, [{ id: 'DESC' }])).toEqual([{ column: 'id', direction: 'DESC' }]);
+    expect(planOrder(customersNode, [{ id: 'DESC' }])).toEqual([
+      { column: 'id', direction: 'DESC' },
+    ]);
   });
 
   it('completes with every column of a composite primary key, in key order', () => {
@@ -311,7 +460,9 @@ describe('planOrder', () => {
   });
 
   it('a repeated column is ignored after its first appearance', () => {
-    expect(planOrder(customersNode, [{ name: 'ASC' }, { email: 'DESC' }, { name: 'DESC' }])).toEqual([
+    expect(
+      planOrder(customersNode, [{ name: 'ASC' }, { email: 'DESC' }, { name: 'DESC' }]),
+    ).toEqual([
       { column: 'name', direction: 'ASC' },
       { column: 'email', direction: 'DESC' },
       { column: 'id', direction: 'ASC' },
@@ -345,16 +496,24 @@ describe('planPage', () => {
   });
 });
 
-function rootField(query: string): { field: FieldNode; fragments: Record<string, FragmentDefinitionNode> } {
+function rootField(query: string): {
+  field: FieldNode;
+  fragments: Record<string, FragmentDefinitionNode>;
+} {
   const document = parse(query);
-  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
+  const operation = document.definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  )!;
   const fragments: Record<string, FragmentDefinitionNode> = {};
-  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
+  for (const d of document.definitions)
+    if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
   return { field: operation.selectionSet.selections[0] as FieldNode, fragments };
 }
 
 function subField(field: FieldNode, name: string): FieldNode {
-  return field.selectionSet!.selections.find((s): s is FieldNode => s.kind === Kind.FIELD && s.name.value === name)!;
+  return field.selectionSet!.selections.find(
+    (s): s is FieldNode => s.kind === Kind.FIELD && s.name.value === name,
+  )!;
 }
 
 describe('selectColumns', () => {
@@ -364,7 +523,13 @@ describe('selectColumns', () => {
       fragment Contact on Customers { email ...Nested }
       fragment Nested on Customers { balance }
     `);
-    expect(selectColumns(customersNode, [field], fragments)).toEqual(['id', 'name', 'email', 'vip', 'balance']);
+    expect(selectColumns(customersNode, [field], fragments)).toEqual([
+      'id',
+      'name',
+      'email',
+      'vip',
+      'balance',
+    ]);
   });
 
   it('does not take columns requested under a navigation field for the parent', () => {
@@ -376,27 +541,43 @@ describe('selectColumns', () => {
     const { field, fragments } = rootField('{ getCustomers { email } }');
     expect(selectColumns(customersNode, [field], fragments)).toEqual(['id', 'email']);
     const lines = rootField('{ getLines { qty } }');
-    expect(selectColumns(linesNode, [lines.field], lines.fragments)).toEqual(['order_id', 'line_no', 'qty']);
+    expect(selectColumns(linesNode, [lines.field], lines.fragments)).toEqual([
+      'order_id',
+      'line_no',
+      'qty',
+    ]);
   });
 
   it('reads the key a navigation field needs, even when it is not an included column', () => {
-    const { field, fragments } = rootField('{ getCustomers { orders { status customer { name } } } }');
+    const { field, fragments } = rootField(
+      '{ getCustomers { orders { status customer { name } } } }',
+    );
     const ordersField = subField(field, 'orders');
     const ordersRow = customersNode.navigations[0].node;
     expect(ordersRow.columns.map((c) => c.name)).not.toContain('customer_id');
-    expect(selectColumns(ordersRow, [ordersField], fragments)).toEqual(['id', 'customer_id', 'status']);
+    expect(selectColumns(ordersRow, [ordersField], fragments)).toEqual([
+      'id',
+      'customer_id',
+      'status',
+    ]);
   });
 
   it('adds extra columns (a batch partition column)', () => {
     const { field, fragments } = rootField('{ getCustomers { orders { status } } }');
     const ordersRow = customersNode.navigations[0].node;
-    expect(selectColumns(ordersRow, [subField(field, 'orders')], fragments, ['customer_id'])).toEqual(['id', 'customer_id', 'status']);
+    expect(
+      selectColumns(ordersRow, [subField(field, 'orders')], fragments, ['customer_id']),
+    ).toEqual(['id', 'customer_id', 'status']);
   });
 
   it('merges several field nodes of the same field', () => {
     const a = rootField('{ getCustomers { name } }');
     const b = rootField('{ getCustomers { created_at } }');
-    expect(selectColumns(customersNode, [a.field, b.field], {})).toEqual(['id', 'name', 'created_at']);
+    expect(selectColumns(customersNode, [a.field, b.field], {})).toEqual([
+      'id',
+      'name',
+      'created_at',
+    ]);
   });
 
   it('a table without a primary key reads its first column when nothing else is asked', () => {
@@ -419,13 +600,26 @@ describe('shapeRows', () => {
       customer,
       ['id', 'name', 'vip', 'balance', 'created_at'],
       [
-        { id: 1, name: 'Ada', vip: true, balance: '12345678901234567.89', created_at: '2024-01-02 03:04:05.5+05:30', email: 'x@y' },
+        {
+          id: 1,
+          name: 'Ada',
+          vip: true,
+          balance: '12345678901234567.89',
+          created_at: '2024-01-02 03:04:05.5+05:30',
+          email: 'x@y',
+        },
         { id: 2, name: 'Bob', vip: null, balance: null, created_at: null },
       ],
       pg,
     );
     expect(rows).toEqual([
-      { id: 1, name: 'Ada', vip: true, balance: '12345678901234567.89', created_at: '2024-01-01T21:34:05.500Z' },
+      {
+        id: 1,
+        name: 'Ada',
+        vip: true,
+        balance: '12345678901234567.89',
+        created_at: '2024-01-01T21:34:05.500Z',
+      },
       { id: 2, name: 'Bob', vip: null, balance: null, created_at: null },
     ]);
     expect(Object.keys(rows[0])).toEqual(['id', 'name', 'vip', 'balance', 'created_at']);
@@ -438,8 +632,13 @@ describe('shapeRows', () => {
       [{ id: 9007199254740993n, customer_id: 7n, placed_at: '2024-05-06 07:08:09' }],
       lite,
     );
-    expect(rows).toEqual([{ id: '9007199254740993', customer_id: 7, placed_at: '2024-05-06T07:08:09' }]);
-    expect(shapeRows(customer, ['vip'], [{ vip: 1n }, { vip: 0n }], lite)).toEqual([{ vip: true }, { vip: false }]);
+    expect(rows).toEqual([
+      { id: '9007199254740993', customer_id: 7, placed_at: '2024-05-06T07:08:09' },
+    ]);
+    expect(shapeRows(customer, ['vip'], [{ vip: 1n }, { vip: 0n }], lite)).toEqual([
+      { vip: true },
+      { vip: false },
+    ]);
   });
 
   it('a missing value is null', () => {
@@ -455,10 +654,20 @@ describe('64-bit keys of SQLite INTEGER columns (CONTRACT.md §6 Values: 64-bit 
   // An SQLite INTEGER (the rowid) holds 64-bit values; snowflake-style ids exceed 2^53.
   const big = '1234567890123456789';
   const tweet: ModelTable = {
-    ...table('tweet', [col('id', sqliteKind('INTEGER'), { nullable: false, generated: true }), col('body', sqliteKind('TEXT'))], ['id']),
+    ...table(
+      'tweet',
+      [
+        col('id', sqliteKind('INTEGER'), { nullable: false, generated: true }),
+        col('body', sqliteKind('TEXT')),
+      ],
+      ['id'],
+    ),
     schema: null,
   };
-  const node = buildApiTree({ tables: [tweet], enums: [], apis: [], permissions: {} }, api('tweets', 'tweet', null))!;
+  const node = buildApiTree(
+    { tables: [tweet], enums: [], apis: [], permissions: {} },
+    api('tweets', 'tweet', null),
+  )!;
 
   it('a filter on the key compares the exact value', () => {
     const where = planWhere(node, { id: { eq: big } }, lite);

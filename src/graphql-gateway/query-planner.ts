@@ -1,6 +1,14 @@
 import { FieldNode, FragmentDefinitionNode, Kind, SelectionSetNode } from 'graphql';
 import { invalidInput } from '../common/domain-error';
-import type { ColumnKind, CompareOp, Condition, Dialect, ModelColumn, OrderTerm, TableRef } from '../datasources/dialect';
+import type {
+  ColumnKind,
+  CompareOp,
+  Condition,
+  Dialect,
+  ModelColumn,
+  OrderTerm,
+  TableRef,
+} from '../datasources/dialect';
 import type { ModelTable } from '../platform/version-definition';
 import type { RowNode } from './api-tree';
 
@@ -30,23 +38,37 @@ export function tableRef(table: ModelTable): TableRef {
 function keyValue(column: ModelColumn, value: unknown): unknown {
   if (column.kind === 'int' || column.kind === 'bigint') {
     const text = String(value);
-    if (!/^-?\d+$/.test(text)) throw invalidInput(`"${text}" is not a valid ${column.name}: it takes whole numbers`);
+    if (!/^-?\d+$/.test(text))
+      throw invalidInput(`"${text}" is not a valid ${column.name}: it takes whole numbers`);
     // Beyond 2^53 a JS number would round: keep such keys as exact text (SQLite rowids are 64-bit).
     return column.kind === 'int' && Number.isSafeInteger(Number(text)) ? Number(text) : text;
   }
-  if (column.kind === 'uuid' && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(String(value))) {
+  if (
+    column.kind === 'uuid' &&
+    !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(String(value))
+  ) {
     throw invalidInput(`"${String(value)}" is not a valid ${column.name}: it takes a UUID`);
   }
   return value;
 }
 
 /** A filter or write value as the dialect binds it: keys checked ({@link keyValue}), then `bindValue`. */
-export function columnValue(node: RowNode, column: ModelColumn, value: unknown, dialect: Dialect): unknown {
+export function columnValue(
+  node: RowNode,
+  column: ModelColumn,
+  value: unknown,
+  dialect: Dialect,
+): unknown {
   if (value === null || value === undefined) return null;
   return dialect.bindValue(column, node.isKey(column.name) ? keyValue(column, value) : value);
 }
 
-function columnCondition(node: RowNode, column: ModelColumn, ops: Record<string, unknown>, dialect: Dialect): Condition[] {
+function columnCondition(
+  node: RowNode,
+  column: ModelColumn,
+  ops: Record<string, unknown>,
+  dialect: Dialect,
+): Condition[] {
   const bind = (v: unknown) => columnValue(node, column, v, dialect);
   const out: Condition[] = [];
   for (const [op, value] of Object.entries(ops)) {
@@ -60,7 +82,12 @@ function columnCondition(node: RowNode, column: ModelColumn, ops: Record<string,
     } else if (COMPARE_OPS.has(op)) {
       out.push({ kind: 'compare', column: column.name, op: op as CompareOp, value: bind(value) });
     } else if (op === 'in' || op === 'nin') {
-      out.push({ kind: 'in', column: column.name, values: (value as unknown[]).map(bind), negated: op === 'nin' });
+      out.push({
+        kind: 'in',
+        column: column.name,
+        values: (value as unknown[]).map(bind),
+        negated: op === 'nin',
+      });
     } else if (LIKE_OPS.has(op)) {
       out.push({ kind: 'like', column: column.name, mode: op as 'contains', value: String(value) });
     }
@@ -73,7 +100,11 @@ function columnCondition(node: RowNode, column: ModelColumn, ops: Record<string,
  * is true and `or: []` false (CONTRACT.md §6). Values are converted for the dialect's binding.
  * @throws DomainError INVALID_INPUT for an invalid key value.
  */
-export function planWhere(node: RowNode, where: FilterInput | null | undefined, dialect: Dialect): Condition {
+export function planWhere(
+  node: RowNode,
+  where: FilterInput | null | undefined,
+  dialect: Dialect,
+): Condition {
   const items: Condition[] = [];
   if (where) {
     for (const [key, value] of Object.entries(where)) {
@@ -84,7 +115,8 @@ export function planWhere(node: RowNode, where: FilterInput | null | undefined, 
         continue;
       }
       const column = node.columns.find((c) => c.name === key);
-      if (column) items.push(...columnCondition(node, column, value as Record<string, unknown>, dialect));
+      if (column)
+        items.push(...columnCondition(node, column, value as Record<string, unknown>, dialect));
     }
   }
   return items.length === 1 ? items[0] : { kind: 'and', items };
@@ -95,17 +127,26 @@ export function planWhere(node: RowNode, where: FilterInput | null | undefined, 
  * (CONTRACT.md §6). With no `order`, rows come by primary key ascending.
  * @throws DomainError INVALID_INPUT when an element names other than one column.
  */
-export function planOrder(node: RowNode, order: Record<string, 'ASC' | 'DESC'>[] | null | undefined): OrderTerm[] {
+export function planOrder(
+  node: RowNode,
+  order: Record<string, 'ASC' | 'DESC'>[] | null | undefined,
+): OrderTerm[] {
   const terms: OrderTerm[] = [];
   for (const element of order ?? []) {
     const entries = Object.entries(element).filter(([, d]) => d !== null && d !== undefined);
-    if (entries.length !== 1) throw invalidInput('Each order element names exactly one column, e.g. [{name: ASC}, {id: DESC}]');
+    if (entries.length !== 1)
+      throw invalidInput(
+        'Each order element names exactly one column, e.g. [{name: ASC}, {id: DESC}]',
+      );
     const [column, direction] = entries[0];
     if (!terms.some((t) => t.column === column)) terms.push({ column, direction });
   }
   // Without a primary key every column completes the order: rows that still tie are identical.
-  const key = node.table.primaryKey.length ? node.table.primaryKey : node.table.columns.filter((c) => c.kind !== 'json').map((c) => c.name);
-  for (const column of key) if (!terms.some((t) => t.column === column)) terms.push({ column, direction: 'ASC' });
+  const key = node.table.primaryKey.length
+    ? node.table.primaryKey
+    : node.table.columns.filter((c) => c.kind !== 'json').map((c) => c.name);
+  for (const column of key)
+    if (!terms.some((t) => t.column === column)) terms.push({ column, direction: 'ASC' });
   return terms;
 }
 
@@ -114,19 +155,29 @@ export function planOrder(node: RowNode, order: Record<string, 'ASC' | 'DESC'>[]
  * negative values are refused.
  * @throws DomainError INVALID_INPUT naming the limit.
  */
-export function planPage(take: number | null | undefined, skip: number | null | undefined): { take: number; skip: number } {
+export function planPage(
+  take: number | null | undefined,
+  skip: number | null | undefined,
+): { take: number; skip: number } {
   const t = take ?? TAKE_LIMIT;
   const s = skip ?? 0;
   if (t < 0) throw invalidInput('take must be 0 or more');
-  if (t > TAKE_LIMIT) throw invalidInput(`take exceeds the limit of ${TAKE_LIMIT.toLocaleString('en-US')} rows`);
+  if (t > TAKE_LIMIT)
+    throw invalidInput(`take exceeds the limit of ${TAKE_LIMIT.toLocaleString('en-US')} rows`);
   if (s < 0) throw invalidInput('skip must be 0 or more');
   return { take: t, skip: s };
 }
 
-function collectFieldNames(set: SelectionSetNode | undefined, fragments: Record<string, FragmentDefinitionNode>, into: Set<string>, seen: Set<string>): void {
+function collectFieldNames(
+  set: SelectionSetNode | undefined,
+  fragments: Record<string, FragmentDefinitionNode>,
+  into: Set<string>,
+  seen: Set<string>,
+): void {
   for (const selection of set?.selections ?? []) {
     if (selection.kind === Kind.FIELD) into.add(selection.name.value);
-    else if (selection.kind === Kind.INLINE_FRAGMENT) collectFieldNames(selection.selectionSet, fragments, into, seen);
+    else if (selection.kind === Kind.INLINE_FRAGMENT)
+      collectFieldNames(selection.selectionSet, fragments, into, seen);
     else if (!seen.has(selection.name.value)) {
       seen.add(selection.name.value);
       collectFieldNames(fragments[selection.name.value]?.selectionSet, fragments, into, seen);
@@ -139,12 +190,19 @@ function collectFieldNames(set: SelectionSetNode | undefined, fragments: Record<
  * the primary key (stable order, identity) and any `extra` (a batch's partition column).
  * Directives are not evaluated: a skipped field costs a column, never a query.
  */
-export function selectColumns(node: RowNode, fieldNodes: readonly FieldNode[], fragments: Record<string, FragmentDefinitionNode>, extra: string[] = []): string[] {
+export function selectColumns(
+  node: RowNode,
+  fieldNodes: readonly FieldNode[],
+  fragments: Record<string, FragmentDefinitionNode>,
+  extra: string[] = [],
+): string[] {
   const requested = new Set<string>();
-  for (const field of fieldNodes) collectFieldNames(field.selectionSet, fragments, requested, new Set());
+  for (const field of fieldNodes)
+    collectFieldNames(field.selectionSet, fragments, requested, new Set());
   const wanted = new Set<string>([...node.table.primaryKey, ...extra]);
   for (const column of node.columns) if (requested.has(column.name)) wanted.add(column.name);
-  for (const { navigation } of node.navigations) if (requested.has(navigation.name)) wanted.add(navigation.fromColumn);
+  for (const { navigation } of node.navigations)
+    if (requested.has(navigation.name)) wanted.add(navigation.fromColumn);
   if (wanted.size === 0 && node.table.columns.length) wanted.add(node.table.columns[0].name);
   return node.table.columns.filter((c) => wanted.has(c.name)).map((c) => c.name);
 }
@@ -153,7 +211,12 @@ export function selectColumns(node: RowNode, fieldNodes: readonly FieldNode[], f
  * Result rows in the contract's output form, keyed by column name (each value through the
  * dialect's `formatValue`).
  */
-export function shapeRows(table: ModelTable, columns: string[], rows: Record<string, unknown>[], dialect: Dialect): Record<string, unknown>[] {
+export function shapeRows(
+  table: ModelTable,
+  columns: string[],
+  rows: Record<string, unknown>[],
+  dialect: Dialect,
+): Record<string, unknown>[] {
   const models = columns.map((name) => table.columns.find((c) => c.name === name)!);
   return rows.map((raw) => {
     const row: Record<string, unknown> = {};

@@ -1,5 +1,22 @@
-import { buildSchema, DocumentNode, GraphQLError, Kind, OperationDefinitionNode, parse, specifiedRules, validate, ValidationRule } from 'graphql';
-import { ALIAS_LIMIT, AliasLimitRule, checkPageArguments, NESTING_LIMIT, NestingLimitRule, rootFieldsOf } from './request-limits';
+import {
+  buildSchema,
+  DocumentNode,
+  GraphQLError,
+  Kind,
+  OperationDefinitionNode,
+  parse,
+  specifiedRules,
+  validate,
+  ValidationRule,
+} from 'graphql';
+import {
+  ALIAS_LIMIT,
+  AliasLimitRule,
+  checkPageArguments,
+  NESTING_LIMIT,
+  NestingLimitRule,
+  rootFieldsOf,
+} from './request-limits';
 
 /** Limits of CONTRACT.md §6: nesting 12, aliases 100, take 10,000; checked before any SQL. */
 
@@ -36,7 +53,9 @@ function nested(depth: number): string {
 }
 
 function operationOf(document: DocumentNode): OperationDefinitionNode {
-  return document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
+  return document.definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  )!;
 }
 
 describe('NestingLimitRule', () => {
@@ -84,16 +103,27 @@ describe('NestingLimitRule', () => {
       fragment A on Order { customer { orders { customer { orders { customer { orders { ...B } } } } } } }
       fragment B on Order { customer { id } }
     `;
-    expect(errors(query, NestingLimitRule)).toEqual([expect.stringContaining('nests 13 relations')]);
-    const twelve = query.replace('fragment B on Order { customer { id } }', 'fragment B on Order { id }');
+    expect(errors(query, NestingLimitRule)).toEqual([
+      expect.stringContaining('nests 13 relations'),
+    ]);
+    const twelve = query.replace(
+      'fragment B on Order { customer { id } }',
+      'fragment B on Order { id }',
+    );
     expect(twelve).not.toBe(query);
     expect(errors(twelve, NestingLimitRule)).toEqual([]);
   });
 
   it('counts levels reached through inline fragments, without counting the fragment itself', () => {
-    const inline13 = nested(13).replace('{ getOrders { ', '{ getOrders { ... on Order { ').replace(/ } }$/, ' } } }');
-    expect(errors(inline13, NestingLimitRule)).toEqual([expect.stringContaining('nests 13 relations')]);
-    const inline12 = nested(12).replace('{ getOrders { ', '{ getOrders { ... on Order { ').replace(/ } }$/, ' } } }');
+    const inline13 = nested(13)
+      .replace('{ getOrders { ', '{ getOrders { ... on Order { ')
+      .replace(/ } }$/, ' } } }');
+    expect(errors(inline13, NestingLimitRule)).toEqual([
+      expect.stringContaining('nests 13 relations'),
+    ]);
+    const inline12 = nested(12)
+      .replace('{ getOrders { ', '{ getOrders { ... on Order { ')
+      .replace(/ } }$/, ' } } }');
     expect(errors(inline12, NestingLimitRule)).toEqual([]);
   });
 
@@ -123,8 +153,12 @@ describe('NestingLimitRule', () => {
 
 describe('rootFieldsOf', () => {
   it('expands fragments and inline fragments at the root', () => {
-    const document = parse(`query { a: getOrders { id } ... on Query { getCustomers { id } } ...F } fragment F on Query { getOrders { id } }`);
-    expect(rootFieldsOf(operationOf(document), document).map((f) => f.alias?.value ?? f.name.value)).toEqual(['a', 'getCustomers', 'getOrders']);
+    const document = parse(
+      `query { a: getOrders { id } ... on Query { getCustomers { id } } ...F } fragment F on Query { getOrders { id } }`,
+    );
+    expect(
+      rootFieldsOf(operationOf(document), document).map((f) => f.alias?.value ?? f.name.value),
+    ).toEqual(['a', 'getCustomers', 'getOrders']);
   });
 });
 
@@ -145,7 +179,9 @@ describe('AliasLimitRule', () => {
   it('refuses 101 aliases with a message naming the limit', () => {
     const result = validate(schema, parse(aliased(101)), [AliasLimitRule]);
     expect(result).toHaveLength(1);
-    expect(result[0].message).toBe('Alias limit exceeded: the request has 101 aliases; the limit is 100');
+    expect(result[0].message).toBe(
+      'Alias limit exceeded: the request has 101 aliases; the limit is 100',
+    );
   });
 
   it('counts aliases at every level and in fragments', () => {
@@ -153,7 +189,9 @@ describe('AliasLimitRule', () => {
     const rest = Array.from({ length: 50 }, (_, i) => `c${i}: id`).join(' ');
     const query = `{ root: getOrders { customer { ...C } ${rest} } } fragment C on Customer { ${half} }`;
     // 1 + 50 + 50 = 101
-    expect(errors(query, AliasLimitRule)).toEqual(['Alias limit exceeded: the request has 101 aliases; the limit is 100']);
+    expect(errors(query, AliasLimitRule)).toEqual([
+      'Alias limit exceeded: the request has 101 aliases; the limit is 100',
+    ]);
     expect(errors(query.replace('root: ', ''), AliasLimitRule)).toEqual([]);
   });
 });
@@ -187,8 +225,12 @@ describe('checkPageArguments', () => {
   });
 
   it('refuses negative literals', () => {
-    expect(refusal('{ getOrders(take: -1) { id } }').message).toBe('getOrders: take must be 0 or more');
-    expect(refusal('{ getOrders(skip: -5) { id } }').message).toBe('getOrders: skip must be 0 or more');
+    expect(refusal('{ getOrders(take: -1) { id } }').message).toBe(
+      'getOrders: take must be 0 or more',
+    );
+    expect(refusal('{ getOrders(skip: -5) { id } }').message).toBe(
+      'getOrders: skip must be 0 or more',
+    );
   });
 
   it('reads take and skip from variables', () => {
@@ -196,17 +238,23 @@ describe('checkPageArguments', () => {
     expect(() => check(query, { t: 10000, s: 3 })).not.toThrow();
     expect(() => check(query, {})).not.toThrow();
     expect(() => check(query, { t: null, s: null })).not.toThrow();
-    expect(refusal(query, { t: 20000 }).message).toBe('getOrders: take exceeds the limit of 10,000 rows');
+    expect(refusal(query, { t: 20000 }).message).toBe(
+      'getOrders: take exceeds the limit of 10,000 rows',
+    );
     expect(refusal(query, { t: 5, s: -1 }).message).toBe('getOrders: skip must be 0 or more');
   });
 
   it('checks nested one-to-many arguments, also inside fragments', () => {
-    expect(refusal('{ getCustomers { orders(take: 10001) { id } } }').message).toBe('orders: take exceeds the limit of 10,000 rows');
+    expect(refusal('{ getCustomers { orders(take: 10001) { id } } }').message).toBe(
+      'orders: take exceeds the limit of 10,000 rows',
+    );
     const viaFragment = `
       query Q($n: Int) { getCustomers { ...F } }
       fragment F on Customer { ... on Customer { orders(take: $n) { id } } }
     `;
-    expect(refusal(viaFragment, { n: 10001 }).message).toBe('orders: take exceeds the limit of 10,000 rows');
+    expect(refusal(viaFragment, { n: 10001 }).message).toBe(
+      'orders: take exceeds the limit of 10,000 rows',
+    );
     expect(() => check(viaFragment, { n: 50 })).not.toThrow();
   });
 });

@@ -25,21 +25,30 @@ export function requestError(message: string, code = 'BAD_USER_INPUT'): GraphQLE
 
 function fragmentsOf(document: DocumentNode): Record<string, FragmentDefinitionNode> {
   const out: Record<string, FragmentDefinitionNode> = {};
-  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) out[d.name.value] = d;
+  for (const d of document.definitions)
+    if (d.kind === Kind.FRAGMENT_DEFINITION) out[d.name.value] = d;
   return out;
 }
 
 /** Depth of navigation fields below a selection set; introspection fields do not count. */
-function navigationDepth(set: SelectionSetNode | undefined, fragments: Record<string, FragmentDefinitionNode>, visiting: Set<string>): number {
+function navigationDepth(
+  set: SelectionSetNode | undefined,
+  fragments: Record<string, FragmentDefinitionNode>,
+  visiting: Set<string>,
+): number {
   let depth = 0;
   for (const s of set?.selections ?? []) {
     if (s.kind === Kind.FIELD) {
-      if (s.selectionSet && !s.name.value.startsWith('__')) depth = Math.max(depth, 1 + navigationDepth(s.selectionSet, fragments, visiting));
+      if (s.selectionSet && !s.name.value.startsWith('__'))
+        depth = Math.max(depth, 1 + navigationDepth(s.selectionSet, fragments, visiting));
     } else if (s.kind === Kind.INLINE_FRAGMENT) {
       depth = Math.max(depth, navigationDepth(s.selectionSet, fragments, visiting));
     } else if (!visiting.has(s.name.value)) {
       visiting.add(s.name.value);
-      depth = Math.max(depth, navigationDepth(fragments[s.name.value]?.selectionSet, fragments, visiting));
+      depth = Math.max(
+        depth,
+        navigationDepth(fragments[s.name.value]?.selectionSet, fragments, visiting),
+      );
       visiting.delete(s.name.value);
     }
   }
@@ -47,7 +56,10 @@ function navigationDepth(set: SelectionSetNode | undefined, fragments: Record<st
 }
 
 /** The fields an operation selects at its root, fragments expanded. */
-export function rootFieldsOf(operation: OperationDefinitionNode, document: DocumentNode): FieldNode[] {
+export function rootFieldsOf(
+  operation: OperationDefinitionNode,
+  document: DocumentNode,
+): FieldNode[] {
   const fragments = fragmentsOf(document);
   const out: FieldNode[] = [];
   const walk = (set: SelectionSetNode | undefined, seen: Set<string>) => {
@@ -77,9 +89,12 @@ export const NestingLimitRule: ValidationRule = (context: ValidationContext) => 
       const depth = navigationDepth(root.selectionSet, fragments, new Set());
       if (depth > NESTING_LIMIT) {
         context.reportError(
-          new GraphQLError(`Nesting limit exceeded: "${root.name.value}" nests ${depth} relations; the limit is ${NESTING_LIMIT}`, {
-            nodes: [root],
-          }),
+          new GraphQLError(
+            `Nesting limit exceeded: "${root.name.value}" nests ${depth} relations; the limit is ${NESTING_LIMIT}`,
+            {
+              nodes: [root],
+            },
+          ),
         );
       }
     }
@@ -97,7 +112,9 @@ export const AliasLimitRule: ValidationRule = (context: ValidationContext) => {
       leave() {
         if (aliases > ALIAS_LIMIT) {
           context.reportError(
-            new GraphQLError(`Alias limit exceeded: the request has ${aliases} aliases; the limit is ${ALIAS_LIMIT}`),
+            new GraphQLError(
+              `Alias limit exceeded: the request has ${aliases} aliases; the limit is ${ALIAS_LIMIT}`,
+            ),
           );
         }
       },
@@ -110,14 +127,20 @@ export const AliasLimitRule: ValidationRule = (context: ValidationContext) => {
  * resolver runs (CONTRACT.md §6: limits are checked before any SQL).
  * @throws GraphQLError (HTTP 400) naming the limit.
  */
-export function checkPageArguments(operation: OperationDefinitionNode, document: DocumentNode, variables: Record<string, unknown>): void {
+export function checkPageArguments(
+  operation: OperationDefinitionNode,
+  document: DocumentNode,
+  variables: Record<string, unknown>,
+): void {
   const fragments = fragmentsOf(document);
   const visit = (set: SelectionSetNode | undefined, seen: Set<string>) => {
     for (const s of set?.selections ?? []) {
       if (s.kind === Kind.FIELD) {
         const value = (name: string) => {
           const arg = s.arguments?.find((a) => a.name.value === name);
-          return arg ? (valueFromAST(arg.value, GraphQLInt, variables) as number | null | undefined) : undefined;
+          return arg
+            ? (valueFromAST(arg.value, GraphQLInt, variables) as number | null | undefined)
+            : undefined;
         };
         try {
           planPage(value('take'), value('skip'));

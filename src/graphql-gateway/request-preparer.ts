@@ -37,8 +37,12 @@ export class RequestPreparer {
     if (!body || typeof body.query !== 'string') return body;
     const prepared = this.document(body.query);
     if (!prepared) return body;
-    const variables = body.variables && typeof body.variables === 'object' ? (body.variables as Record<string, unknown>) : undefined;
-    if (!prepared.declaresVariables || !variables) return prepared.query === body.query ? body : { ...body, query: prepared.query };
+    const variables =
+      body.variables && typeof body.variables === 'object'
+        ? (body.variables as Record<string, unknown>)
+        : undefined;
+    if (!prepared.declaresVariables || !variables)
+      return prepared.query === body.query ? body : { ...body, query: prepared.query };
     const operationName = typeof body.operationName === 'string' ? body.operationName : null;
     const coerced = coerceRequest(this.schema, prepared.document, variables, operationName);
     return { ...body, query: prepared.query, variables: coerced.variables };
@@ -57,7 +61,9 @@ export class RequestPreparer {
       prepared = {
         query: coerced.changed ? print(coerced.document) : query,
         document: coerced.document,
-        declaresVariables: coerced.document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && (d.variableDefinitions?.length ?? 0) > 0),
+        declaresVariables: coerced.document.definitions.some(
+          (d) => d.kind === Kind.OPERATION_DEFINITION && (d.variableDefinitions?.length ?? 0) > 0,
+        ),
       };
       this.documents.set(query, prepared);
     }

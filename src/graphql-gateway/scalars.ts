@@ -21,7 +21,12 @@ import type { ColumnKind } from '../datasources/dialect';
  * input must match `pattern` (`numeric`: also a JSON number, CONTRACT.md §6 "take numbers or
  * numeric text as input").
  */
-function textScalar(name: string, description: string, pattern: RegExp, numeric = false): GraphQLScalarType {
+function textScalar(
+  name: string,
+  description: string,
+  pattern: RegExp,
+  numeric = false,
+): GraphQLScalarType {
   const parse = (value: unknown): string => {
     if (numeric && typeof value === 'number' && Number.isFinite(value)) return String(value);
     if (typeof value === 'string' && pattern.test(value)) return value;
@@ -33,16 +38,32 @@ function textScalar(name: string, description: string, pattern: RegExp, numeric 
     serialize: (value) => (typeof value === 'bigint' ? value.toString() : String(value)),
     parseValue: parse,
     parseLiteral(ast: ValueNode) {
-      if (ast.kind === Kind.STRING || (numeric && (ast.kind === Kind.INT || ast.kind === Kind.FLOAT))) return parse(ast.kind === Kind.STRING ? ast.value : Number(ast.value));
-      throw new GraphQLError(`${name} cannot represent a non-${numeric ? 'numeric' : 'text'} value`);
+      if (
+        ast.kind === Kind.STRING ||
+        (numeric && (ast.kind === Kind.INT || ast.kind === Kind.FLOAT))
+      )
+        return parse(ast.kind === Kind.STRING ? ast.value : Number(ast.value));
+      throw new GraphQLError(
+        `${name} cannot represent a non-${numeric ? 'numeric' : 'text'} value`,
+      );
     },
   });
 }
 
 /** 64-bit integer as decimal text: never loses digits (CONTRACT.md §6; README "Values"). */
-export const BigIntScalar = textScalar('BigInt', 'A 64-bit integer, as decimal text (e.g. "9007199254740993").', /^-?\d+$/, true);
+export const BigIntScalar = textScalar(
+  'BigInt',
+  'A 64-bit integer, as decimal text (e.g. "9007199254740993").',
+  /^-?\d+$/,
+  true,
+);
 /** Exact decimal as text (e.g. `"12.50"`). */
-export const DecimalScalar = textScalar('Decimal', 'An exact decimal number, as text (e.g. "12.50").', /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/, true);
+export const DecimalScalar = textScalar(
+  'Decimal',
+  'An exact decimal number, as text (e.g. "12.50").',
+  /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/,
+  true,
+);
 /** `YYYY-MM-DD`. */
 export const DateScalar = textScalar('Date', 'A calendar date, YYYY-MM-DD.', /^\d{4}-\d{2}-\d{2}$/);
 /** An instant, `YYYY-MM-DDTHH:mm:ss.sssZ`; input takes any ISO-8601 offset. */
@@ -58,7 +79,11 @@ export const LocalDateTimeScalar = textScalar(
   /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/,
 );
 /** A time of day, `HH:mm:ss[.fff]`. */
-export const TimeScalar = textScalar('Time', 'A time of day, HH:mm:ss[.fff].', /^\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}(:?\d{2})?)?$/);
+export const TimeScalar = textScalar(
+  'Time',
+  'A time of day, HH:mm:ss[.fff].',
+  /^\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}(:?\d{2})?)?$/,
+);
 
 /** `ASC | DESC` (CONTRACT.md §6 `<Base>Order`). */
 export const SortDirection = new GraphQLEnumType({
@@ -68,7 +93,19 @@ export const SortDirection = new GraphQLEnumType({
 });
 
 /** Operator sets per column type (CONTRACT.md §6). */
-const TEXT_OPS = ['eq', 'neq', 'contains', 'startsWith', 'endsWith', 'gt', 'gte', 'lt', 'lte', 'in', 'nin'] as const;
+const TEXT_OPS = [
+  'eq',
+  'neq',
+  'contains',
+  'startsWith',
+  'endsWith',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'in',
+  'nin',
+] as const;
 const NUMBER_OPS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin'] as const;
 const LIKE_OPS = new Set(['contains', 'startsWith', 'endsWith']);
 const BOOLEAN_OPS = ['eq', 'neq'] as const;
@@ -77,7 +114,11 @@ const ID_OPS = ['eq', 'neq', 'in', 'nin'] as const;
 /** Every operator name a filter may carry. */
 export type FilterOp = (typeof TEXT_OPS)[number];
 
-function operatorInput(name: string, scalar: GraphQLInputType, ops: readonly string[]): GraphQLInputObjectType {
+function operatorInput(
+  name: string,
+  scalar: GraphQLInputType,
+  ops: readonly string[],
+): GraphQLInputObjectType {
   return new GraphQLInputObjectType({
     name,
     description: `Conditions on one ${scalar.toString()} column; several combine with AND.`,
@@ -89,7 +130,15 @@ function operatorInput(name: string, scalar: GraphQLInputType, ops: readonly str
             ? { type: new GraphQLList(new GraphQLNonNull(scalar)) }
             : LIKE_OPS.has(op)
               ? { type: GraphQLString, description: 'literal text, ignoring case' }
-              : { type: scalar, description: op === 'eq' ? 'null matches empty fields' : op === 'neq' ? 'null matches filled fields' : undefined },
+              : {
+                  type: scalar,
+                  description:
+                    op === 'eq'
+                      ? 'null matches empty fields'
+                      : op === 'neq'
+                        ? 'null matches filled fields'
+                        : undefined,
+                },
         ]),
       ),
   });

@@ -16,11 +16,22 @@ import {
 } from 'graphql';
 import { isRequiredOnInsert } from '../data-model/model-graph';
 import type { Capabilities, ModelColumn } from '../datasources/dialect';
-import type { ModelEnum, TableApiDefinition, VersionDefinition } from '../platform/version-definition';
+import type {
+  ModelEnum,
+  TableApiDefinition,
+  VersionDefinition,
+} from '../platform/version-definition';
 import { baseName, buildApiTree, RowNode } from './api-tree';
 import type { GatewayContext } from './gateway-context';
 import { filterInputOf, scalarOf, SortDirection } from './scalars';
-import { addResolver, countResolver, deleteResolver, getResolver, navigationResolver, updateResolver } from './table-resolvers';
+import {
+  addResolver,
+  countResolver,
+  deleteResolver,
+  getResolver,
+  navigationResolver,
+  updateResolver,
+} from './table-resolvers';
 import { writableColumns } from './write-planner';
 
 /** Who a schema is for: published APIs (keys, app users, anonymous callers) or a builder's view (all APIs). */
@@ -61,7 +72,9 @@ export function enumType(e: ModelEnum): GraphQLEnumType {
   return new GraphQLEnumType({
     name: e.name,
     description: e.description ?? undefined,
-    values: Object.fromEntries(e.values.map((v) => [v.value, { value: v.value, description: v.label ?? undefined }])),
+    values: Object.fromEntries(
+      e.values.map((v) => [v.value, { value: v.value, description: v.label ?? undefined }]),
+    ),
   });
 }
 
@@ -99,7 +112,9 @@ class TypeFactory {
 
   /** Arguments of `delete<Base>`: the primary key. */
   keyArgs(node: RowNode): GraphQLFieldConfigArgumentMap {
-    return Object.fromEntries(node.table.primaryKey.map((name) => [name, { type: new GraphQLNonNull(GraphQLID) }]));
+    return Object.fromEntries(
+      node.table.primaryKey.map((name) => [name, { type: new GraphQLNonNull(GraphQLID) }]),
+    );
   }
 
   filter(node: RowNode): GraphQLInputObjectType {
@@ -109,9 +124,17 @@ class TypeFactory {
         name: `${node.typeName}Filter`,
         description: `Conditions on ${node.typeName}; keys at one level combine with AND.`,
         fields: () => ({
-          ...Object.fromEntries(node.columns.map((c) => [c.name, { type: filterInputOf(c.kind, node.isKey(c.name)) }])),
-          and: { type: new GraphQLList(new GraphQLNonNull(self)), description: 'All must hold; [] is true.' },
-          or: { type: new GraphQLList(new GraphQLNonNull(self)), description: 'One must hold; [] is false.' },
+          ...Object.fromEntries(
+            node.columns.map((c) => [c.name, { type: filterInputOf(c.kind, node.isKey(c.name)) }]),
+          ),
+          and: {
+            type: new GraphQLList(new GraphQLNonNull(self)),
+            description: 'All must hold; [] is true.',
+          },
+          or: {
+            type: new GraphQLList(new GraphQLNonNull(self)),
+            description: 'One must hold; [] is false.',
+          },
         }),
       });
       type = self;
@@ -157,7 +180,9 @@ class TypeFactory {
           for (const nav of node.navigations) {
             const target = this.row(nav.node);
             const many = nav.navigation.kind === 'oneToMany';
-            const type: GraphQLOutputType = many ? new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(target))) : target;
+            const type: GraphQLOutputType = many
+              ? new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(target)))
+              : target;
             fields[nav.navigation.name] = {
               type,
               args: many ? this.listArgs(nav.node) : undefined,
@@ -206,10 +231,20 @@ export class VersionTypes {
       }
       // update and delete address one row by its primary key: a table without one offers neither.
       if (api.actions.update && hasKey) {
-        mutations[`update${base}`] = { action: 'update', type: factory.row(node), args: factory.writeArgs(node, 'update'), resolve: updateResolver(node, can) as never };
+        mutations[`update${base}`] = {
+          action: 'update',
+          type: factory.row(node),
+          args: factory.writeArgs(node, 'update'),
+          resolve: updateResolver(node, can) as never,
+        };
       }
       if (api.actions.delete && hasKey) {
-        mutations[`delete${base}`] = { action: 'delete', type: new GraphQLNonNull(GraphQLBoolean), args: factory.keyArgs(node), resolve: deleteResolver(node) as never };
+        mutations[`delete${base}`] = {
+          action: 'delete',
+          type: new GraphQLNonNull(GraphQLBoolean),
+          args: factory.keyArgs(node),
+          resolve: deleteResolver(node) as never,
+        };
       }
       if (api.actions.select) {
         queries[`get${base}`] = {
@@ -236,19 +271,34 @@ export class VersionTypes {
     const mutation: GraphQLFieldConfigMap<unknown, GatewayContext> = {};
     for (const { api, queries, mutations } of this.apis) {
       if (audience !== 'builder' && api.status !== 'published') continue;
-      for (const [into, fields] of [[query, queries], [mutation, mutations]] as const) {
+      for (const [into, fields] of [
+        [query, queries],
+        [mutation, mutations],
+      ] as const) {
         for (const [name, { action, ...field }] of Object.entries(fields)) {
-          into[name] = { ...field, description: api.status === 'draft' ? DRAFT_DESCRIPTION : `${action} on ${api.table} (API ${api.name})` };
+          into[name] = {
+            ...field,
+            description:
+              api.status === 'draft'
+                ? DRAFT_DESCRIPTION
+                : `${action} on ${api.table} (API ${api.name})`,
+          };
           rootFields.set(name, { apiId: api.id, action, public: api.public[action] });
         }
       }
     }
     if (Object.keys(query).length === 0) {
-      query._noOperations = { type: GraphQLBoolean, description: 'This app exposes no operations yet.', resolve: () => null };
+      query._noOperations = {
+        type: GraphQLBoolean,
+        description: 'This app exposes no operations yet.',
+        resolve: () => null,
+      };
     }
     const schema = new GraphQLSchema({
       query: new GraphQLObjectType({ name: 'Query', fields: query }),
-      mutation: Object.keys(mutation).length ? new GraphQLObjectType({ name: 'Mutation', fields: mutation }) : undefined,
+      mutation: Object.keys(mutation).length
+        ? new GraphQLObjectType({ name: 'Mutation', fields: mutation })
+        : undefined,
     });
     return { schema, rootFields };
   }

@@ -10,7 +10,12 @@ import { DatasourcesService } from '../data-model/datasources.service';
 import { VersionsService } from '../platform/versions.service';
 import type { GatewayContext } from './gateway-context';
 import { formatGatewayError, toGraphQLError } from './graphql-errors';
-import { AliasLimitRule, checkPageArguments, NestingLimitRule, rootFieldsOf } from './request-limits';
+import {
+  AliasLimitRule,
+  checkPageArguments,
+  NestingLimitRule,
+  rootFieldsOf,
+} from './request-limits';
 import { RequestPreparer } from './request-preparer';
 import { Audience, BuiltSchema, RootFieldInfo, VersionTypes } from './schema-builder';
 
@@ -43,20 +48,24 @@ export function authorizeRootField(ctx: GatewayContext, info: RootFieldInfo | un
   const caller = ctx.caller;
   if (caller.kind === 'key') {
     const entry = scopeForApp(caller.principal, ctx.appId);
-    if (!entry || !scopeCoversApi(entry, info.apiId)) throw toGraphQLError(ApiKeyErrors.endpointOutOfScope());
+    if (!entry || !scopeCoversApi(entry, info.apiId))
+      throw toGraphQLError(ApiKeyErrors.endpointOutOfScope());
   } else if (caller.kind === 'anonymous' && !info.public) {
     throw toGraphQLError(ApiKeyErrors.invalid());
   }
 }
 
-function gatewayRulesPlugin(rootFields: Map<string, RootFieldInfo>): ApolloServerPlugin<GatewayContext> {
+function gatewayRulesPlugin(
+  rootFields: Map<string, RootFieldInfo>,
+): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ operation, document, request, contextValue }) {
           if (!operation) return;
           checkPageArguments(operation, document, request.variables ?? {});
-          for (const field of rootFieldsOf(operation, document)) authorizeRootField(contextValue, rootFields.get(field.name.value));
+          for (const field of rootFieldsOf(operation, document))
+            authorizeRootField(contextValue, rootFields.get(field.name.value));
         },
       };
     },
@@ -107,7 +116,9 @@ export class SchemaProviderService implements OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     this.unsubscribe();
-    await Promise.all([...this.schemas.values()].map((e) => e.then((s) => s.server.stop()).catch(() => undefined)));
+    await Promise.all(
+      [...this.schemas.values()].map((e) => e.then((s) => s.server.stop()).catch(() => undefined)),
+    );
     this.schemas.clear();
   }
 
@@ -115,9 +126,10 @@ export class SchemaProviderService implements OnModuleDestroy {
     const key = `${head.versionId}:${head.revision}`;
     let entry = this.types.get(key);
     if (!entry) {
-      entry = Promise.all([this.versions.definition(head.versionId), this.datasources.capabilities(head.appId)]).then(
-        ([def, capabilities]) => new VersionTypes(def, capabilities),
-      );
+      entry = Promise.all([
+        this.versions.definition(head.versionId),
+        this.datasources.capabilities(head.appId),
+      ]).then(([def, capabilities]) => new VersionTypes(def, capabilities));
       entry.catch(() => this.types.delete(key));
       this.types.set(key, entry);
     }

@@ -10,7 +10,9 @@ import { columnValue } from './query-planner';
  */
 export function writableColumns(node: RowNode, operation: 'insert' | 'update'): ModelColumn[] {
   const key = new Set(node.table.primaryKey);
-  return node.table.columns.filter((c) => !c.computed && (node.columns.includes(c) || (operation === 'update' && key.has(c.name))));
+  return node.table.columns.filter(
+    (c) => !c.computed && (node.columns.includes(c) || (operation === 'update' && key.has(c.name))),
+  );
 }
 
 /**
@@ -33,24 +35,41 @@ function checkLength(column: ModelColumn, value: unknown): void {
  * The column values of a write from its GraphQL arguments: only the arguments sent (an argument
  * sent as null empties the column), each checked and converted for the dialect.
  */
-export function planValues(node: RowNode, columns: ModelColumn[], args: Record<string, unknown>, dialect: Dialect): ColumnValue[] {
+export function planValues(
+  node: RowNode,
+  columns: ModelColumn[],
+  args: Record<string, unknown>,
+  dialect: Dialect,
+): ColumnValue[] {
   const values: ColumnValue[] = [];
   for (const column of columns) {
     if (!(column.name in args) || args[column.name] === undefined) continue;
     checkLength(column, args[column.name]);
-    values.push({ column: column.name, value: columnValue(node, column, args[column.name], dialect) });
+    values.push({
+      column: column.name,
+      value: columnValue(node, column, args[column.name], dialect),
+    });
   }
   return values;
 }
 
 /** `WHERE` on the primary key given in the arguments (`update`/`delete`). */
-export function primaryKeyCondition(node: RowNode, args: Record<string, unknown>, dialect: Dialect): Condition {
+export function primaryKeyCondition(
+  node: RowNode,
+  args: Record<string, unknown>,
+  dialect: Dialect,
+): Condition {
   const table: ModelTable = node.table;
   return {
     kind: 'and',
     items: table.primaryKey.map((name) => {
       const column = table.columns.find((c) => c.name === name)!;
-      return { kind: 'compare' as const, column: name, op: 'eq' as const, value: columnValue(node, column, args[name], dialect) };
+      return {
+        kind: 'compare' as const,
+        column: name,
+        op: 'eq' as const,
+        value: columnValue(node, column, args[name], dialect),
+      };
     }),
   };
 }

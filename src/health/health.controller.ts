@@ -20,7 +20,11 @@ export class HealthController implements OnModuleDestroy {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.redis = config.redisUrl
-      ? new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false })
+      ? new Redis(config.redisUrl, {
+          lazyConnect: true,
+          maxRetriesPerRequest: 1,
+          enableOfflineQueue: false,
+        })
       : null;
     this.redis?.on('error', () => undefined);
   }
@@ -28,7 +32,9 @@ export class HealthController implements OnModuleDestroy {
   /** `{status: "ok", checks: {metadata, redis?}}`. */
   @Get()
   async health(@Res() res: Response): Promise<void> {
-    const checks: Record<string, Check> = { metadata: await this.check(() => this.db.query('SELECT 1')) };
+    const checks: Record<string, Check> = {
+      metadata: await this.check(() => this.db.query('SELECT 1')),
+    };
     if (this.redis) {
       checks.redis = await this.check(async () => {
         if (this.redis!.status === 'wait') await this.redis!.connect();
@@ -45,7 +51,10 @@ export class HealthController implements OnModuleDestroy {
 
   private async check(probe: () => Promise<unknown>): Promise<Check> {
     try {
-      await Promise.race([probe(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref())]);
+      await Promise.race([
+        probe(),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref()),
+      ]);
       return 'ok';
     } catch {
       return 'down';

@@ -33,7 +33,8 @@ export class AccountsService {
   /** Creates an account. @throws DomainError CONFLICT when the email is taken. */
   async create(email: string, password: string, role: 'admin' | 'builder'): Promise<AccountView> {
     const normalised = email.trim().toLowerCase();
-    if (await this.accounts.existsBy({ email: normalised })) throw PlatformErrors.emailTaken(normalised);
+    if (await this.accounts.existsBy({ email: normalised }))
+      throw PlatformErrors.emailTaken(normalised);
     const account = this.accounts.create({
       id: randomUUID(),
       email: normalised,

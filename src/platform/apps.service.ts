@@ -16,7 +16,12 @@ export interface AppView {
   domain: string | null;
 }
 
-const view = (a: AppEntity): AppView => ({ id: a.id, name: a.name, address: a.address, domain: a.domain });
+const view = (a: AppEntity): AppView => ({
+  id: a.id,
+  name: a.name,
+  address: a.address,
+  domain: a.domain,
+});
 
 /** Apps: create (with an empty main version), list, rename, set the domain, find by address. */
 @Injectable()

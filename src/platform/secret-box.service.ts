@@ -22,7 +22,9 @@ export class SecretBoxService {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return ['v1', iv, cipher.getAuthTag(), data].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+    return ['v1', iv, cipher.getAuthTag(), data]
+      .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+      .join('.');
   }
 
   /** Decrypts what {@link seal} produced. @throws Error when the text was tampered with or the secret changed. */
@@ -31,6 +33,9 @@ export class SecretBoxService {
     if (v !== 'v1') throw new Error('Unknown secret-box format');
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+    return Buffer.concat([
+      decipher.update(Buffer.from(data, 'base64url')),
+      decipher.final(),
+    ]).toString('utf8');
   }
 }

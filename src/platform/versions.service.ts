@@ -36,7 +36,10 @@ export class VersionsService {
 
   /** The definition document of a version. @throws DomainError NOT_FOUND. */
   async definition(versionId: string): Promise<VersionDefinition> {
-    const row = await this.versions.findOne({ where: { id: versionId }, select: { definition: true } });
+    const row = await this.versions.findOne({
+      where: { id: versionId },
+      select: { definition: true },
+    });
     if (!row) throw notFound('Version', versionId);
     return JSON.parse(row.definition) as VersionDefinition;
   }
@@ -54,14 +57,22 @@ export class VersionsService {
    * throws, nothing is written.
    * @throws DomainError NOT_FOUND (no app), CONFLICT (edited concurrently), or what `change` throws.
    */
-  async edit<T>(appId: string, accountId: string, change: (def: VersionDefinition) => T | Promise<T>): Promise<T> {
+  async edit<T>(
+    appId: string,
+    accountId: string,
+    change: (def: VersionDefinition) => T | Promise<T>,
+  ): Promise<T> {
     const working = await this.ensureWorking(appId, accountId);
     const def = JSON.parse(working.definition) as VersionDefinition;
     const result = await change(def);
     const updated = await this.versions
       .createQueryBuilder()
       .update(AppVersionEntity)
-      .set({ definition: JSON.stringify(def), revision: working.revision + 1, updatedAt: new Date().toISOString() })
+      .set({
+        definition: JSON.stringify(def),
+        revision: working.revision + 1,
+        updatedAt: new Date().toISOString(),
+      })
       .where('id = :id AND revision = :revision', { id: working.id, revision: working.revision })
       .execute();
     if (updated.affected !== 1) throw PlatformErrors.versionConflict();

@@ -16,21 +16,32 @@ export class TableApisController {
 
   /** `POST …/apis` → `201 {id, name, status: "draft", …}`. */
   @Post()
-  async create(@Param('appId') appId: string, @Body() body: CreateTableApiDto, @CurrentSession() s: PlatformSession): Promise<TableApiDefinition> {
+  async create(
+    @Param('appId') appId: string,
+    @Body() body: CreateTableApiDto,
+    @CurrentSession() s: PlatformSession,
+  ): Promise<TableApiDefinition> {
     await this.apps.get(appId);
     return this.apis.create(appId, s.accountId, body);
   }
 
   /** `GET …/apis`. */
   @Get()
-  async list(@Param('appId') appId: string, @CurrentSession() s: PlatformSession): Promise<TableApiDefinition[]> {
+  async list(
+    @Param('appId') appId: string,
+    @CurrentSession() s: PlatformSession,
+  ): Promise<TableApiDefinition[]> {
     await this.apps.get(appId);
     return this.apis.list(appId, s.accountId);
   }
 
   /** `GET …/apis/:apiId`. */
   @Get(':apiId')
-  async get(@Param('appId') appId: string, @Param('apiId') apiId: string, @CurrentSession() s: PlatformSession): Promise<TableApiDefinition> {
+  async get(
+    @Param('appId') appId: string,
+    @Param('apiId') apiId: string,
+    @CurrentSession() s: PlatformSession,
+  ): Promise<TableApiDefinition> {
     await this.apps.get(appId);
     return this.apis.get(appId, s.accountId, apiId);
   }
@@ -50,7 +61,11 @@ export class TableApisController {
   /** `DELETE …/apis/:apiId` → `204`. */
   @Delete(':apiId')
   @HttpCode(204)
-  async delete(@Param('appId') appId: string, @Param('apiId') apiId: string, @CurrentSession() s: PlatformSession): Promise<void> {
+  async delete(
+    @Param('appId') appId: string,
+    @Param('apiId') apiId: string,
+    @CurrentSession() s: PlatformSession,
+  ): Promise<void> {
     await this.apps.get(appId);
     await this.apis.delete(appId, s.accountId, apiId);
   }
@@ -58,7 +73,11 @@ export class TableApisController {
   /** `POST …/apis/:apiId/publish` → `{status: "published"}`; `400` without a table or an active action. */
   @Post(':apiId/publish')
   @HttpCode(200)
-  async publish(@Param('appId') appId: string, @Param('apiId') apiId: string, @CurrentSession() s: PlatformSession): Promise<{ status: 'published' }> {
+  async publish(
+    @Param('appId') appId: string,
+    @Param('apiId') apiId: string,
+    @CurrentSession() s: PlatformSession,
+  ): Promise<{ status: 'published' }> {
     await this.apps.get(appId);
     return this.apis.publish(appId, s.accountId, apiId);
   }

@@ -2,7 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DomainError, ErrorCode, invalidInput, notFound } from '../common/domain-error';
 import { navigationsOf } from '../data-model/model-graph';
-import type { ApiActions, FieldsTree, TableApiDefinition, VersionDefinition } from '../platform/version-definition';
+import type {
+  ApiActions,
+  FieldsTree,
+  TableApiDefinition,
+  VersionDefinition,
+} from '../platform/version-definition';
 import { VersionsService } from '../platform/versions.service';
 
 /** Input of create and update. */
@@ -20,7 +25,12 @@ const NO_ACTIONS: ApiActions = { select: false, insert: false, update: false, de
  * Every problem of an included-fields tree against the model: unknown columns or navigation
  * fields, values other than `true` or a nested tree. Navigation fields nest to any depth.
  */
-export function fieldsTreeProblems(def: VersionDefinition, table: string, tree: FieldsTree, path = ''): string[] {
+export function fieldsTreeProblems(
+  def: VersionDefinition,
+  table: string,
+  tree: FieldsTree,
+  path = '',
+): string[] {
   const t = def.tables.find((m) => m.name === table);
   if (!t) return [`table "${table}" is not in the model`];
   const navs = navigationsOf(def.tables, table);
@@ -45,7 +55,11 @@ export class TableApisService {
   constructor(private readonly versions: VersionsService) {}
 
   /** Creates a draft API. @throws DomainError INVALID_INPUT (every problem), CONFLICT (name taken). */
-  create(appId: string, accountId: string, input: Required<Pick<TableApiInput, 'name' | 'table' | 'actions'>> & TableApiInput): Promise<TableApiDefinition> {
+  create(
+    appId: string,
+    accountId: string,
+    input: Required<Pick<TableApiInput, 'name' | 'table' | 'actions'>> & TableApiInput,
+  ): Promise<TableApiDefinition> {
     return this.versions.edit(appId, accountId, (def) => {
       const now = new Date().toISOString();
       const api: TableApiDefinition = {
@@ -78,7 +92,12 @@ export class TableApisService {
   }
 
   /** Changes an API; a published API stays published. @throws DomainError NOT_FOUND, INVALID_INPUT, CONFLICT. */
-  update(appId: string, accountId: string, apiId: string, input: TableApiInput): Promise<TableApiDefinition> {
+  update(
+    appId: string,
+    accountId: string,
+    apiId: string,
+    input: TableApiInput,
+  ): Promise<TableApiDefinition> {
     return this.versions.edit(appId, accountId, (def) => {
       const api = this.find(def, apiId);
       const next: TableApiDefinition = {
@@ -109,7 +128,8 @@ export class TableApisService {
     return this.versions.edit(appId, accountId, (def) => {
       const api = this.find(def, apiId);
       const problems: string[] = [];
-      if (!def.tables.some((t) => t.name === api.table && t.active)) problems.push(`table "${api.table}" is not an active model table`);
+      if (!def.tables.some((t) => t.name === api.table && t.active))
+        problems.push(`table "${api.table}" is not an active model table`);
       if (!Object.values(api.actions).some(Boolean)) problems.push('no action is active');
       if (problems.length) throw invalidInput('This API cannot be published yet', problems);
       api.status = 'published';
@@ -127,7 +147,10 @@ export class TableApisService {
   private check(def: VersionDefinition, api: TableApiDefinition): void {
     const base = api.name.toLowerCase();
     if (def.apis.some((a) => a.id !== api.id && a.name.toLowerCase() === base)) {
-      throw new DomainError(ErrorCode.Conflict, `An API named "${api.name}" exists already (names differ by more than case)`);
+      throw new DomainError(
+        ErrorCode.Conflict,
+        `An API named "${api.name}" exists already (names differ by more than case)`,
+      );
     }
     const problems = def.tables.some((t) => t.name === api.table)
       ? api.fields

@@ -1,7 +1,11 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadLibraryIntoMysql, loadLibraryIntoPostgres, loadLibraryIntoSqlite } from '../support/library-fixture';
+import {
+  loadLibraryIntoMysql,
+  loadLibraryIntoPostgres,
+  loadLibraryIntoSqlite,
+} from '../support/library-fixture';
 import { createMysqlDatabase } from '../support/mysql-fixture';
 import { createPgDatabase } from '../support/postgres-fixture';
 import { ServiceProcess, startServiceProcess } from '../support/service-process';
@@ -51,10 +55,21 @@ const CASES: Case[] = [
   },
 ];
 
-async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
-  const res = await fetch(base + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<any> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = (await res.json()) as any;
-  if (res.status >= 300 || json.errors) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  if (res.status >= 300 || json.errors)
+    throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;
 }
 
@@ -63,15 +78,54 @@ async function setUp(base: string, type: string, url: string) {
   const { token } = await call(base, 'POST', '/api/auth/login', ADMIN);
   const auth = { authorization: `Bearer ${token}` };
   const app = await call(base, 'POST', '/api/apps', { name: 'TZ', address: 'tz' }, auth);
-  const ds = await call(base, 'POST', `/api/apps/${app.id}/datasources`, { name: 'library', type, url }, auth);
-  await call(base, 'POST', `/api/apps/${app.id}/model/import`, { datasourceId: ds.id, tables: ['countries', 'authors', 'books'] }, auth);
-  const api = await call(base, 'POST', `/api/apps/${app.id}/apis`, { name: 'books', table: 'books', actions: { select: true, insert: true, update: true, delete: false } }, auth);
+  const ds = await call(
+    base,
+    'POST',
+    `/api/apps/${app.id}/datasources`,
+    { name: 'library', type, url },
+    auth,
+  );
+  await call(
+    base,
+    'POST',
+    `/api/apps/${app.id}/model/import`,
+    { datasourceId: ds.id, tables: ['countries', 'authors', 'books'] },
+    auth,
+  );
+  const api = await call(
+    base,
+    'POST',
+    `/api/apps/${app.id}/apis`,
+    {
+      name: 'books',
+      table: 'books',
+      actions: { select: true, insert: true, update: true, delete: false },
+    },
+    auth,
+  );
   await call(base, 'POST', `/api/apps/${app.id}/apis/${api.id}/publish`, undefined, auth);
-  const authors = await call(base, 'POST', `/api/apps/${app.id}/apis`, { name: 'authors', table: 'authors', actions: { select: true, insert: false, update: false, delete: false } }, auth);
+  const authors = await call(
+    base,
+    'POST',
+    `/api/apps/${app.id}/apis`,
+    {
+      name: 'authors',
+      table: 'authors',
+      actions: { select: true, insert: false, update: false, delete: false },
+    },
+    auth,
+  );
   await call(base, 'POST', `/api/apps/${app.id}/apis/${authors.id}/publish`, undefined, auth);
   await call(base, 'POST', `/api/apps/${app.id}/versions/publish`, undefined, auth);
-  const { key } = await call(base, 'POST', '/api/admin/api-keys', { name: 'tz', scope: [{ appId: app.id, endpoints: 'all' }] }, auth);
-  return (query: string) => call(base, 'POST', '/api/graphql/tz', { query }, { 'x-api-key': key }).then((r) => r.data);
+  const { key } = await call(
+    base,
+    'POST',
+    '/api/admin/api-keys',
+    { name: 'tz', scope: [{ appId: app.id, endpoints: 'all' }] },
+    auth,
+  );
+  return (query: string) =>
+    call(base, 'POST', '/api/graphql/tz', { query }, { 'x-api-key': key }).then((r) => r.data);
 }
 
 for (const c of CASES) {
@@ -108,7 +162,8 @@ for (const c of CASES) {
       }
       const [west, east] = callers;
       // Written in one zone…
-      const added = await west(`mutation { addBooks(author_id: 1, title: "Zones", published_at: "${c.published.write}",
+      const added =
+        await west(`mutation { addBooks(author_id: 1, title: "Zones", published_at: "${c.published.write}",
         written_on: "2023-12-31", edited_at: "2024-01-02T03:04:05.678") { id } }`);
       const read = `{ getBooks(where: {id: {eq: ${added.addBooks.id}}}) { published_at written_on edited_at } getAuthors(where: {id: {eq: 1}}) { born created_at } }`;
       // …read in both.
@@ -116,7 +171,13 @@ for (const c of CASES) {
       const fromEast = await east(read);
       expect(fromEast).toEqual(fromWest);
       expect(fromWest).toEqual({
-        getBooks: [{ published_at: c.published.read, written_on: '2023-12-31', edited_at: '2024-01-02T03:04:05.678' }],
+        getBooks: [
+          {
+            published_at: c.published.read,
+            written_on: '2023-12-31',
+            edited_at: '2024-01-02T03:04:05.678',
+          },
+        ],
         getAuthors: [{ born: '1839-06-21', created_at: '2024-01-01T10:00:00' }],
       });
       // A filter on a date means the same in both zones.

@@ -22,7 +22,11 @@ export interface RunningApp {
   baseUrl: string;
   dataDir: string;
   /** A JSON request; `token` goes as `Authorization: Bearer`. */
-  http<T = any>(method: string, path: string, options?: { body?: unknown; token?: string; headers?: Record<string, string> }): Promise<HttpAnswer<T>>;
+  http<T = any>(
+    method: string,
+    path: string,
+    options?: { body?: unknown; token?: string; headers?: Record<string, string> },
+  ): Promise<HttpAnswer<T>>;
   /** The administrator's session token. */
   adminToken(): Promise<string>;
   close(): Promise<void>;
@@ -32,7 +36,9 @@ export interface RunningApp {
  * Starts the service as `main.ts` does (same bootstrap), on embedded SQLite metadata in a temp
  * folder unless `databaseUrl` is given. No demo; logs off.
  */
-export async function startApp(options: { databaseUrl?: string; env?: Record<string, string> } = {}): Promise<RunningApp> {
+export async function startApp(
+  options: { databaseUrl?: string; env?: Record<string, string> } = {},
+): Promise<RunningApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tg-e2e-'));
   const config = loadConfig(
     {
@@ -55,7 +61,11 @@ export async function startApp(options: { databaseUrl?: string; env?: Record<str
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    const res = await fetch(baseUrl + path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+    const res = await fetch(baseUrl + path, {
+      method,
+      headers,
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    });
     const text = await res.text();
     let body: unknown = text;
     try {
@@ -74,7 +84,8 @@ export async function startApp(options: { databaseUrl?: string; env?: Record<str
     async adminToken() {
       if (!token) {
         const res = await http('POST', '/api/auth/login', { body: ADMIN });
-        if (res.status !== 200) throw new Error(`admin login failed: ${res.status} ${JSON.stringify(res.body)}`);
+        if (res.status !== 200)
+          throw new Error(`admin login failed: ${res.status} ${JSON.stringify(res.body)}`);
         token = res.body.token as string;
       }
       return token;

@@ -4,12 +4,20 @@ import { Client } from 'pg';
 import { SERVICE_URLS, ServiceName } from './services';
 
 async function within<T>(ms: number, work: Promise<T>): Promise<T> {
-  return Promise.race([work, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);
+  return Promise.race([
+    work,
+    new Promise<T>((_, reject) =>
+      setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref(),
+    ),
+  ]);
 }
 
 const probes: Record<Exclude<ServiceName, 'mssql'>, () => Promise<void>> = {
   async postgres() {
-    const client = new Client({ connectionString: SERVICE_URLS.postgres, connectionTimeoutMillis: 3000 });
+    const client = new Client({
+      connectionString: SERVICE_URLS.postgres,
+      connectionTimeoutMillis: 3000,
+    });
     await client.connect();
     await client.query('SELECT 1');
     await client.end();
@@ -20,7 +28,11 @@ const probes: Record<Exclude<ServiceName, 'mssql'>, () => Promise<void>> = {
     await conn.end();
   },
   async redis() {
-    const redis = new Redis(SERVICE_URLS.redis, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 3000 });
+    const redis = new Redis(SERVICE_URLS.redis, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 3000,
+    });
     try {
       await redis.connect();
       await redis.ping();
@@ -53,7 +65,10 @@ export default async function globalSetup(): Promise<void> {
   process.env.TG_TEST_SERVICES = available.join(',');
   if (missing.length) {
     const line = `Services not reachable: ${missing.join('; ')}`;
-    if (process.env.CI === 'true') throw new Error(`${line}. Under CI=true every service is required.`);
-    process.stderr.write(`\n!!! ${line}\n!!! Their suites are SKIPPED. Start them (see README) to run everything.\n\n`);
+    if (process.env.CI === 'true')
+      throw new Error(`${line}. Under CI=true every service is required.`);
+    process.stderr.write(
+      `\n!!! ${line}\n!!! Their suites are SKIPPED. Start them (see README) to run everything.\n\n`,
+    );
   }
 }

@@ -19,7 +19,11 @@ export async function createMysqlDatabase(prefix = 'tg_e2e'): Promise<MysqlDatab
   await admin.end();
   const url = new URL(SERVICE_URLS.mysql);
   url.pathname = `/${name}`;
-  const conn = await mysql.createConnection({ uri: url.toString(), multipleStatements: true, timezone: 'Z' });
+  const conn = await mysql.createConnection({
+    uri: url.toString(),
+    multipleStatements: true,
+    timezone: 'Z',
+  });
   await conn.query("SET time_zone = '+00:00'");
   return {
     name,

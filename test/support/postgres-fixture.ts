@@ -30,7 +30,10 @@ export async function createPgDatabase(prefix = 'tg_e2e'): Promise<PgDatabase> {
       await client.end();
       const admin2 = new Client({ connectionString: SERVICE_URLS.postgres });
       await admin2.connect();
-      await admin2.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
+      await admin2.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+        [name],
+      );
       await admin2.query(`DROP DATABASE IF EXISTS "${name}"`);
       await admin2.end();
     },

@@ -11,12 +11,48 @@ import type { PgDatabase } from './postgres-fixture';
  * these arrays.
  */
 export const CUSTOMERS = [
-  { id: 1, name: 'Ana Souza', email: 'ana@example.com', city: 'Lisboa', created_at: '2024-01-05 10:00:00' },
-  { id: 2, name: 'Bruno 100% Lima', email: 'bruno@example.com', city: 'Porto', created_at: '2024-01-06 11:30:00.250' },
-  { id: 3, name: 'Carla_Dias', email: 'carla@example.com', city: null, created_at: '2024-01-07 09:15:00' },
-  { id: 4, name: 'Diego \\ Alves', email: 'diego@example.com', city: 'São Paulo', created_at: '2024-01-08 23:59:59' },
-  { id: 5, name: 'Eva [Müller]', email: 'eva@example.com', city: 'Berlin', created_at: '2024-01-09 00:00:00' },
-  { id: 6, name: 'fábio rocha', email: 'fabio@example.com', city: null, created_at: '2024-01-10 08:00:00' },
+  {
+    id: 1,
+    name: 'Ana Souza',
+    email: 'ana@example.com',
+    city: 'Lisboa',
+    created_at: '2024-01-05 10:00:00',
+  },
+  {
+    id: 2,
+    name: 'Bruno 100% Lima',
+    email: 'bruno@example.com',
+    city: 'Porto',
+    created_at: '2024-01-06 11:30:00.250',
+  },
+  {
+    id: 3,
+    name: 'Carla_Dias',
+    email: 'carla@example.com',
+    city: null,
+    created_at: '2024-01-07 09:15:00',
+  },
+  {
+    id: 4,
+    name: 'Diego \\ Alves',
+    email: 'diego@example.com',
+    city: 'São Paulo',
+    created_at: '2024-01-08 23:59:59',
+  },
+  {
+    id: 5,
+    name: 'Eva [Müller]',
+    email: 'eva@example.com',
+    city: 'Berlin',
+    created_at: '2024-01-09 00:00:00',
+  },
+  {
+    id: 6,
+    name: 'fábio rocha',
+    email: 'fabio@example.com',
+    city: null,
+    created_at: '2024-01-10 08:00:00',
+  },
 ];
 
 const STATUSES = ['PAID', 'PENDING', 'SHIPPED'];
@@ -35,7 +71,12 @@ export const ORDERS = Array.from({ length: 12 }, (_, k) => {
 });
 
 export const ORDER_LINES = ORDERS.flatMap((o) =>
-  Array.from({ length: (o.id % 3) + 1 }, (_, j) => ({ order_id: o.id, product: `P${j + 1}`, quantity: j + 1, unit_price: (1.25 * (j + 1)).toFixed(2) })),
+  Array.from({ length: (o.id % 3) + 1 }, (_, j) => ({
+    order_id: o.id,
+    product: `P${j + 1}`,
+    quantity: j + 1,
+    unit_price: (1.25 * (j + 1)).toFixed(2),
+  })),
 ).map((line, k) => ({ id: k + 1, ...line }));
 
 /** Creates and fills the three tables in a PostgreSQL database (orders.placed_at is timestamptz). */
@@ -47,11 +88,33 @@ export async function loadSalesIntoPostgres(db: PgDatabase): Promise<void> {
       status varchar(20) NOT NULL, total numeric(10,2) NOT NULL, placed_at timestamptz NOT NULL, ship_date date, big bigint);
     CREATE TABLE order_lines (id serial PRIMARY KEY, order_id integer NOT NULL REFERENCES orders(id),
       product text NOT NULL, quantity integer NOT NULL, unit_price numeric(10,2) NOT NULL);`);
-  for (const c of CUSTOMERS) await db.exec('INSERT INTO customers VALUES ($1,$2,$3,$4,$5)', [c.id, c.name, c.email, c.city, c.created_at]);
+  for (const c of CUSTOMERS)
+    await db.exec('INSERT INTO customers VALUES ($1,$2,$3,$4,$5)', [
+      c.id,
+      c.name,
+      c.email,
+      c.city,
+      c.created_at,
+    ]);
   for (const o of ORDERS) {
-    await db.exec('INSERT INTO orders VALUES ($1,$2,$3,$4,$5,$6,$7)', [o.id, o.customer_id, o.status, o.total, `${o.placed_at}+00`, o.ship_date, o.big]);
+    await db.exec('INSERT INTO orders VALUES ($1,$2,$3,$4,$5,$6,$7)', [
+      o.id,
+      o.customer_id,
+      o.status,
+      o.total,
+      `${o.placed_at}+00`,
+      o.ship_date,
+      o.big,
+    ]);
   }
-  for (const l of ORDER_LINES) await db.exec('INSERT INTO order_lines VALUES ($1,$2,$3,$4,$5)', [l.id, l.order_id, l.product, l.quantity, l.unit_price]);
+  for (const l of ORDER_LINES)
+    await db.exec('INSERT INTO order_lines VALUES ($1,$2,$3,$4,$5)', [
+      l.id,
+      l.order_id,
+      l.product,
+      l.quantity,
+      l.unit_price,
+    ]);
 }
 
 /**
@@ -72,7 +135,8 @@ export function loadSalesIntoSqlite(dataDir: string, fileName = 'sales.db'): str
   const c = db.prepare('INSERT INTO customers VALUES (?,?,?,?,?)');
   for (const r of CUSTOMERS) c.run(r.id, r.name, r.email, r.city, r.created_at);
   const o = db.prepare('INSERT INTO orders VALUES (?,?,?,?,?,?,?)');
-  for (const r of ORDERS) o.run(r.id, r.customer_id, r.status, r.total, r.placed_at, r.ship_date, BigInt(r.big));
+  for (const r of ORDERS)
+    o.run(r.id, r.customer_id, r.status, r.total, r.placed_at, r.ship_date, BigInt(r.big));
   const l = db.prepare('INSERT INTO order_lines VALUES (?,?,?,?,?)');
   for (const r of ORDER_LINES) l.run(r.id, r.order_id, r.product, r.quantity, r.unit_price);
   db.close();
@@ -89,7 +153,30 @@ export async function loadSalesIntoMysql(db: MysqlDatabase): Promise<void> {
       FOREIGN KEY (customer_id) REFERENCES customers(id));
     CREATE TABLE order_lines (id int AUTO_INCREMENT PRIMARY KEY, order_id int NOT NULL, product text NOT NULL,
       quantity int NOT NULL, unit_price decimal(10,2) NOT NULL, FOREIGN KEY (order_id) REFERENCES orders(id));`);
-  for (const c of CUSTOMERS) await db.exec('INSERT INTO customers VALUES (?,?,?,?,?)', [c.id, c.name, c.email, c.city, c.created_at]);
-  for (const o of ORDERS) await db.exec('INSERT INTO orders VALUES (?,?,?,?,?,?,?)', [o.id, o.customer_id, o.status, o.total, o.placed_at, o.ship_date, o.big]);
-  for (const l of ORDER_LINES) await db.exec('INSERT INTO order_lines VALUES (?,?,?,?,?)', [l.id, l.order_id, l.product, l.quantity, l.unit_price]);
+  for (const c of CUSTOMERS)
+    await db.exec('INSERT INTO customers VALUES (?,?,?,?,?)', [
+      c.id,
+      c.name,
+      c.email,
+      c.city,
+      c.created_at,
+    ]);
+  for (const o of ORDERS)
+    await db.exec('INSERT INTO orders VALUES (?,?,?,?,?,?,?)', [
+      o.id,
+      o.customer_id,
+      o.status,
+      o.total,
+      o.placed_at,
+      o.ship_date,
+      o.big,
+    ]);
+  for (const l of ORDER_LINES)
+    await db.exec('INSERT INTO order_lines VALUES (?,?,?,?,?)', [
+      l.id,
+      l.order_id,
+      l.product,
+      l.quantity,
+      l.unit_price,
+    ]);
 }

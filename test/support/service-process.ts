@@ -27,7 +27,13 @@ function freePort(): Promise<number> {
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [join(__dirname, '../../dist/src/main.js')], {
-    env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'test' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      NODE_ENV: 'test',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -22,7 +22,11 @@ export class ScopeEntryDto {
 /** `POST /api/admin/api-keys` body (CONTRACT.md §5). */
 export class CreateApiKeyDto {
   @IsString() @Length(1, 200) name: string;
-  @IsArray() @ArrayNotEmpty() @ValidateNested({ each: true }) @Type(() => ScopeEntryDto) scope: ScopeEntryDto[];
+  @IsArray()
+  @ArrayNotEmpty()
+  @ValidateNested({ each: true })
+  @Type(() => ScopeEntryDto)
+  scope: ScopeEntryDto[];
   @IsOptional() @IsInt() @Min(1) rateLimitPerMinute?: number;
   @IsOptional() @IsDateString() expiresAt?: string;
 }

@@ -11,9 +11,11 @@ export class ApiKeyEntity {
   @Column({ type: 'text' }) scope: string;
   @Column({ type: 'varchar', length: 16 }) status: 'active' | 'revoked';
   @Column({ name: 'rate_limit_per_minute', type: 'integer' }) rateLimitPerMinute: number;
-  @Column({ name: 'expires_at', type: 'varchar', length: 32, nullable: true }) expiresAt: string | null;
+  @Column({ name: 'expires_at', type: 'varchar', length: 32, nullable: true }) expiresAt:
+    string | null;
   @Column({ name: 'last_used_at', type: 'varchar', length: 32, nullable: true })
   lastUsedAt: string | null;
-  @Column({ name: 'revoked_at', type: 'varchar', length: 32, nullable: true }) revokedAt: string | null;
+  @Column({ name: 'revoked_at', type: 'varchar', length: 32, nullable: true }) revokedAt:
+    string | null;
   @Column({ name: 'created_at', type: 'varchar', length: 32 }) createdAt: string;
 }

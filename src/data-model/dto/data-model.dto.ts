@@ -1,4 +1,13 @@
-import { ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length, ValidateIf } from 'class-validator';
+import {
+  ArrayNotEmpty,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsOptional,
+  IsString,
+  Length,
+  ValidateIf,
+} from 'class-validator';
 
 /** `POST /api/apps/:appId/datasources` body (CONTRACT.md §3). */
 export class CreateDatasourceDto {

@@ -9,6 +9,7 @@ export class DatasourceEntity {
   @Column({ type: 'varchar', length: 16 }) type: string;
   @Column({ name: 'url_ciphertext', type: 'text' }) urlCiphertext: string;
   /** The version the server reported at registration (decides `Dialect.capabilities`). */
-  @Column({ name: 'server_version', type: 'varchar', length: 200, nullable: true }) serverVersion: string | null;
+  @Column({ name: 'server_version', type: 'varchar', length: 200, nullable: true }) serverVersion:
+    string | null;
   @Column({ name: 'created_at', type: 'varchar', length: 32 }) createdAt: string;
 }

@@ -1,6 +1,15 @@
 import { Type } from 'class-transformer';
 import { GRAPHQL_NAME } from '../../common/graphql-name';
-import { ArrayNotEmpty, IsArray, IsOptional, IsString, Length, Matches, NotContains, ValidateNested } from 'class-validator';
+import {
+  ArrayNotEmpty,
+  IsArray,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  NotContains,
+  ValidateNested,
+} from 'class-validator';
 
 const NAME_MESSAGE = '$property must be a GraphQL name: a letter or _, then letters, digits or _';
 
@@ -15,5 +24,9 @@ export class EnumValueDto {
 export class EnumDto {
   @Matches(GRAPHQL_NAME, { message: NAME_MESSAGE }) name: string;
   @IsOptional() @IsString() @Length(0, 1000) description?: string;
-  @IsArray() @ArrayNotEmpty() @ValidateNested({ each: true }) @Type(() => EnumValueDto) values: EnumValueDto[];
+  @IsArray()
+  @ArrayNotEmpty()
+  @ValidateNested({ each: true })
+  @Type(() => EnumValueDto)
+  values: EnumValueDto[];
 }

@@ -1,4 +1,13 @@
-import { IsEmail, IsIn, IsOptional, IsString, Length, Matches, MinLength, ValidateIf } from 'class-validator';
+import {
+  IsEmail,
+  IsIn,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
 
 /** Emails may be local (`admin@localhost` is the contract's default administrator, §1). */
 const EMAIL = { require_tld: false } as const;

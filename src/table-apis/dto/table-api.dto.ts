@@ -1,5 +1,13 @@
 import { Type } from 'class-transformer';
-import { IsBoolean, IsObject, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
+import {
+  IsBoolean,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  ValidateNested,
+} from 'class-validator';
 import type { FieldsTree } from '../../platform/version-definition';
 
 /** The four actions, each on or off. */
@@ -23,7 +31,9 @@ export const API_NAME = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
 
 /** `POST /api/apps/:appId/apis` body (CONTRACT.md §3). */
 export class CreateTableApiDto {
-  @Matches(API_NAME, { message: 'name must start with a letter and hold only letters, digits and _ (at most 63)' })
+  @Matches(API_NAME, {
+    message: 'name must start with a letter and hold only letters, digits and _ (at most 63)',
+  })
   name: string;
   @IsString() @Length(1, 200) table: string;
   @ValidateNested() @Type(() => ActionsDto) actions: ActionsDto;
@@ -34,7 +44,9 @@ export class CreateTableApiDto {
 /** `PATCH /api/apps/:appId/apis/:apiId` body: any field of the create body. */
 export class UpdateTableApiDto {
   @IsOptional()
-  @Matches(API_NAME, { message: 'name must start with a letter and hold only letters, digits and _ (at most 63)' })
+  @Matches(API_NAME, {
+    message: 'name must start with a letter and hold only letters, digits and _ (at most 63)',
+  })
   name?: string;
   @IsOptional() @IsString() @Length(1, 200) table?: string;
   @IsOptional() @ValidateNested() @Type(() => ActionsDto) actions?: ActionsDto;
