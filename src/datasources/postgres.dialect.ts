@@ -1,6 +1,6 @@
 import { types as pgTypes } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
-import { invalidInput } from '../common/domain-error';
+import { postgresClientOptions } from './datasource-urls';
 import type {
   Capabilities,
   ColumnKind,
@@ -70,11 +70,10 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
 
   /** TypeORM options of a pool: date/time types kept as text, sessions in UTC. */
   connectionOptions(url: string): DataSourceOptions {
-    if (!/^postgres(ql)?:\/\//.test(url))
-      throw invalidInput('A postgres datasource URL starts with postgres://');
     return {
       type: 'postgres',
-      url,
+      // Explicit options only: a connection string would let pg read files named in the URL.
+      ...postgresClientOptions(url),
       poolSize: 10,
       // Sessions in UTC: timestamptz text then always carries +00, whatever the server's zone.
       extra: {

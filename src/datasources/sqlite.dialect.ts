@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import { invalidInput } from '../common/domain-error';
 import type {
@@ -32,25 +32,6 @@ export function sqliteKind(declared: string): ColumnKind {
   if (t.includes('TIME')) return 'time';
   if (t.includes('JSON')) return 'json';
   return 'text';
-}
-
-/**
- * Resolves a `sqlite:<file>` datasource URL inside `root`, the one folder SQLite datasources may
- * be opened from: a relative file is taken from `root`, an absolute one must lie inside it. This
- * keeps builders away from every other file of the server (the metadata store above all).
- * @returns the URL with the absolute path.
- * @throws DomainError INVALID_INPUT naming the folder.
- */
-export function confineSqliteUrl(url: string, root: string): string {
-  if (!url.startsWith('sqlite:')) throw invalidInput('A sqlite datasource URL is sqlite:<file>');
-  const file = resolve(root, url.slice('sqlite:'.length));
-  const rel = relative(root, file);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
-    throw invalidInput(
-      `SQLite datasources are files inside ${root} (SQLITE_DATASOURCE_DIR); name a file there, e.g. sqlite:sales.db`,
-    );
-  }
-  return `sqlite:${file}`;
 }
 
 /** SQL function registered on every SQLite connection: Unicode lower-casing for LIKE (SQLite's own is ASCII-only). */
@@ -96,7 +77,7 @@ export class SqliteDialect extends SqlCompiler implements Dialect {
     if (!url.startsWith('sqlite:')) throw invalidInput('A sqlite datasource URL is sqlite:<file>');
     const file = resolve(url.slice('sqlite:'.length));
     if (!existsSync(file))
-      throw invalidInput(`No SQLite database file at ${url.slice('sqlite:'.length)}`);
+      throw invalidInput("No SQLite database file at the datasource's path");
     return {
       type: 'better-sqlite3',
       database: file,

@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { resolve } from 'node:path';
+import { join } from 'node:path';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DataModelService } from '../data-model/data-model.service';
 import { DatasourcesService } from '../data-model/datasources.service';
+import { ensureSqliteAppFolder } from '../datasources/datasource-urls';
 import { AppsService } from '../platform/apps.service';
 import { VersionsService } from '../platform/versions.service';
 import { TableApisService } from '../table-apis/table-apis.service';
@@ -38,13 +39,14 @@ export class DemoService {
   /** Seeds the demo when no app exists. @returns the address and the key (to print once), or null. */
   async seedIfEmpty(): Promise<{ address: string; key: string } | null> {
     if ((await this.apps.list()).length > 0) return null;
-    const file = resolve(this.config.sqliteDatasourceDir, 'demo.db');
-    writeDemoDataset(file);
     const app = await this.apps.create('Demo store', 'demo');
+    // The demo's file lives in the demo app's own folder, like any app's SQLite datasource.
+    const folder = ensureSqliteAppFolder(this.config.sqliteDatasourceDir, app.id);
+    writeDemoDataset(join(folder, 'demo.db'));
     const ds = await this.datasources.create(app.id, {
       name: 'demo-sqlite',
       type: 'sqlite',
-      url: `sqlite:${file}`,
+      url: 'sqlite:demo.db',
     });
     await this.model.import(app.id, SEED_SLOT, ds.id, [
       'customers',
