@@ -160,16 +160,20 @@ describe('Platform REST over HTTP (SQLite metadata store)', () => {
     expect(JSON.stringify(bad.body)).not.toContain('TopSecretPw');
     const missingFile = await run.http('POST', `/api/apps/${app.body.id}/datasources`, {
       token: builder,
-      body: { name: 'x', type: 'sqlite', url: 'sqlite:/no/such/file.db' },
+      body: { name: 'x', type: 'sqlite', url: 'sqlite:no-such-file.db' },
     });
     expect(missingFile.status).toBe(400);
-    // Only files in the datasource folder: never the metadata store or any other server file.
+    expect(missingFile.body.message).toBe(
+      "No SQLite database file no-such-file.db in this app's datasource folder",
+    );
+    // Only files in the app's own folder: never the metadata store or any other server file.
     const store = await run.http('POST', `/api/apps/${app.body.id}/datasources`, {
       token: builder,
       body: { name: 'x', type: 'sqlite', url: `sqlite:${run.dataDir}/platform.db` },
     });
     expect(store.status).toBe(400);
     expect(store.body.message).toMatch(/SQLITE_DATASOURCE_DIR/);
+    expect(store.body.message).not.toContain(run.dataDir);
     const escape = await run.http('POST', `/api/apps/${app.body.id}/datasources`, {
       token: builder,
       body: { name: 'x', type: 'sqlite', url: 'sqlite:../platform.db' },
@@ -191,7 +195,7 @@ describe('Platform REST over HTTP (SQLite metadata store)', () => {
     ).body;
     const ds = await run.http('POST', `/api/apps/${app.id}/datasources`, {
       token: builder,
-      body: { name: 'sales', type: 'sqlite', url: loadSalesIntoSqlite(run.dataDir) },
+      body: { name: 'sales', type: 'sqlite', url: loadSalesIntoSqlite(run.dataDir, app.id) },
     });
     expect(ds.status).toBe(201);
     const again = await run.http('POST', `/api/apps/${app.id}/datasources`, {
@@ -277,7 +281,7 @@ describe('Platform REST over HTTP (SQLite metadata store)', () => {
         body: { name: 'Refresh', address: 'refresh-test' },
       })
     ).body;
-    const url = loadSalesIntoSqlite(run.dataDir, 'refresh.db');
+    const url = loadSalesIntoSqlite(run.dataDir, app.id, 'refresh.db');
     const ds = (
       await run.http('POST', `/api/apps/${app.id}/datasources`, {
         token: builder,
@@ -293,7 +297,7 @@ describe('Platform REST over HTTP (SQLite metadata store)', () => {
       return res.body[0].fields.map((f: { name: string }) => f.name);
     };
     expect(await fieldsOf()).toEqual(['id', 'name', 'email', 'city', 'created_at']);
-    const db = new Database(join(run.dataDir, 'datasources', 'refresh.db'));
+    const db = new Database(join(run.dataDir, 'datasources', app.id, 'refresh.db'));
     db.exec(
       'ALTER TABLE customers ADD COLUMN vip BOOLEAN; ALTER TABLE customers DROP COLUMN city;',
     );

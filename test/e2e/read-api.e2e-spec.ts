@@ -18,7 +18,11 @@ interface DialectCase {
   type: 'postgres' | 'sqlite' | 'mysql';
   describe: jest.Describe;
   /** Creates the sales database; returns the datasource URL, the import names and a cleanup. */
-  setup(dataDir: string): Promise<{ url: string; tables: string[]; cleanup(): Promise<void> }>;
+  /** `appId`: SQLite files go in the app's own folder. */
+  setup(
+    dataDir: string,
+    appId: string,
+  ): Promise<{ url: string; tables: string[]; cleanup(): Promise<void> }>;
   /** `orders.placed_at` as the contract formats it (timestamptz on PostgreSQL, DATETIME on SQLite). */
   placedAt(stored: string): string;
   /** `orders.total` text (SQLite keeps DECIMAL as a number, so trailing zeros go). */
@@ -61,9 +65,9 @@ const CASES: DialectCase[] = [
   {
     type: 'sqlite',
     describe,
-    async setup(dataDir) {
+    async setup(dataDir, appId) {
       return {
-        url: loadSalesIntoSqlite(dataDir),
+        url: loadSalesIntoSqlite(dataDir, appId),
         tables: ['customers', 'orders', 'order_lines'],
         cleanup: async () => undefined,
       };
@@ -106,12 +110,12 @@ for (const dialect of CASES) {
     beforeAll(async () => {
       run = await startApp();
       token = await run.adminToken();
-      const db = await dialect.setup(run.dataDir);
-      cleanup = db.cleanup;
       address = `shop-${dialect.type}`;
       const app = await run.http('POST', '/api/apps', { token, body: { name: 'Shop', address } });
       expect(app.status).toBe(201);
       appId = app.body.id;
+      const db = await dialect.setup(run.dataDir, appId);
+      cleanup = db.cleanup;
       const ds = await run.http('POST', `/api/apps/${appId}/datasources`, {
         token,
         body: { name: 'sales', type: dialect.type, url: db.url },

@@ -13,7 +13,11 @@ import { describeWith } from '../support/services';
 interface DialectCase {
   type: 'postgres' | 'sqlite' | 'mysql';
   describe: jest.Describe;
-  setup(dataDir: string): Promise<{ url: string; tables: string[]; cleanup(): Promise<void> }>;
+  /** `appId`: SQLite files go in the app's own folder. */
+  setup(
+    dataDir: string,
+    appId: string,
+  ): Promise<{ url: string; tables: string[]; cleanup(): Promise<void> }>;
   /** `books.published_at` as written, and as read back: timestamptz (an instant) on PostgreSQL, DATETIME (local) on SQLite. */
   publishedAt: { write: string; read: string };
   /** `books.price` for "12.50". */
@@ -50,9 +54,9 @@ const CASES: DialectCase[] = [
   {
     type: 'sqlite',
     describe,
-    async setup(dataDir) {
+    async setup(dataDir, appId) {
       return {
-        url: loadLibraryIntoSqlite(dataDir),
+        url: loadLibraryIntoSqlite(dataDir, appId),
         tables: ['countries', 'authors', 'books'],
         cleanup: async () => undefined,
       };
@@ -113,10 +117,10 @@ for (const dialect of CASES) {
     beforeAll(async () => {
       run = await startApp();
       token = await run.adminToken();
-      const db = await dialect.setup(run.dataDir);
-      cleanup = db.cleanup;
       appId = (await run.http('POST', '/api/apps', { token, body: { name: 'Library', address } }))
         .body.id;
+      const db = await dialect.setup(run.dataDir, appId);
+      cleanup = db.cleanup;
       const ds = await run.http('POST', `/api/apps/${appId}/datasources`, {
         token,
         body: { name: 'library', type: dialect.type, url: db.url },
