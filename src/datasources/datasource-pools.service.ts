@@ -9,8 +9,11 @@ import { SqliteDialect } from './sqlite.dialect';
 /** A datasource ready for queries: its dialect and a way to run compiled SQL on its pool. */
 export interface DatasourceConnection {
   dialect: Dialect;
-  /** Runs one statement with bound parameters. Driver errors propagate (see `Dialect.translateError`). */
-  run(query: CompiledQuery): Promise<StatementResult>;
+  /**
+   * Runs one statement with bound parameters. Driver errors propagate (see
+   * `Dialect.translateError`). `signal` cancels the statement when it fires.
+   */
+  run(query: CompiledQuery, options?: { signal?: AbortSignal }): Promise<StatementResult>;
 }
 
 /** Connections a datasource's pool keeps at most. */

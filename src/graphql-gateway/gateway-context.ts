@@ -3,6 +3,7 @@ import type { FieldNode } from 'graphql';
 import type { KeyPrincipal } from '../api-keys/api-keys.service';
 import type { DatasourceConnection } from '../datasources/datasource-pools.service';
 import type { PlatformSession } from '../platform/sessions.service';
+import type { RequestBudget } from './request/request-budget';
 
 /** Who is calling the GraphQL endpoint (CONTRACT.md §6 caller table). */
 export type Caller =
@@ -14,8 +15,13 @@ export type Caller =
 export interface GatewayContext {
   caller: Caller;
   appId: string;
-  /** The pooled connection of a datasource (memoised per request). */
+  /**
+   * The pooled connection of a datasource (memoised per request). Its statements carry the
+   * request's abort signal (client gone, budget spent) and charge their rows to the budget.
+   */
   connection(datasourceId: string): Promise<DatasourceConnection>;
+  /** What the request may still read (rows and bytes); see {@link RequestBudget}. */
+  budget: RequestBudget;
   /**
    * One DataLoader per navigation-field occurrence in the document for this request. graphql-js
    * hands every row of one occurrence the same `fieldNodes` array, so it is the key.
