@@ -6,6 +6,8 @@ import { DomainError, ErrorCode } from '../common/domain-error';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatasourceConnection } from '../datasources/datasource-pools.service';
+import type { StatementResult } from '../datasources/dialect';
+import { isInvalidValueError } from '../datasources/invalid-value';
 import { DatasourcesService } from '../data-model/datasources.service';
 import { Access } from '../platform/access.decorator';
 import { AppsService, AppView } from '../platform/apps.service';
@@ -23,6 +25,14 @@ import {
 import { readGraphQLParams, refuseKeyInUrl } from './request/graphql-params';
 import { RequestBudget } from './request/request-budget';
 import { SchemaProviderService } from './schema-provider.service';
+
+/** A request value its column cannot hold or compare with, as the database said (never a 500). */
+function invalidValue(): DomainError {
+  return new DomainError(
+    ErrorCode.InvalidInput,
+    'A value in the request does not fit its column (out of range, malformed for its type, or containing a NUL character); check the filter and argument values',
+  );
+}
 
 /** The media type of GraphQL-over-HTTP responses, when the client asks for it. */
 const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json';
@@ -155,7 +165,13 @@ export class GraphqlGatewayController {
             run: async (query) => {
               if (budget.exceeded) throw budget.exceeded;
               signal.throwIfAborted();
-              const result = await inner.run(query, { signal });
+              let result: StatementResult;
+              try {
+                result = await inner.run(query, { signal });
+              } catch (error) {
+                if (isInvalidValueError(inner.dialect.type, error)) throw invalidValue();
+                throw error;
+              }
               budget.charge(result.rows);
               return result;
             },

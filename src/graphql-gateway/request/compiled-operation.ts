@@ -147,12 +147,28 @@ export function compileDocument(
     parsed = parse(text, { noLocation: true, maxTokens: limits.queryTokens });
   } catch (error) {
     const message = (error as GraphQLError).message ?? 'Syntax error';
-    throw RequestRefusal.of(400, ApolloServerErrorCode.GRAPHQL_PARSE_FAILED, message);
+    // graphql-js words the token ceiling "Document contains more that N tokens. Parsing aborted."
+    const tokens = / tokens\. Parsing aborted\.$/.test(message)
+      ? `The query text has more than ${limits.queryTokens} tokens; the token limit of ${limits.queryTokens} counts every name, punctuator and value`
+      : message;
+    throw RequestRefusal.of(400, ApolloServerErrorCode.GRAPHQL_PARSE_FAILED, tokens);
   }
   const problems = shapeViolations(parsed, limits);
   if (problems.length) throw validationRefusal(problems);
-  const { document } = coerceDocument(schema, parsed);
-  const errors = validate(schema, document, specifiedRules, { maxErrors: 20 });
+  let document: DocumentNode;
+  let errors: readonly GraphQLError[];
+  try {
+    document = coerceDocument(schema, parsed).document;
+    errors = validate(schema, document, specifiedRules, { maxErrors: 20 });
+  } catch (error) {
+    // A literal nested deeper than graphql-js's recursive checks can follow.
+    if (error instanceof RangeError) {
+      throw validationRefusal([
+        'The document nests values too deeply; flatten its literals or send them as variables',
+      ]);
+    }
+    throw error;
+  }
   if (errors.length) {
     throw validationRefusal(
       errors.map((e) => (suggestions ? e.message : withoutSuggestions(e.message))),

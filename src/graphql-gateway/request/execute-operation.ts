@@ -23,18 +23,53 @@ export interface GraphQLResponse {
 }
 
 /**
+ * Deepest nesting of objects and lists in variables: enough for 100 `and`/`or` items nested in
+ * one another (two levels each) and the filter values inside them, and far below what the
+ * recursive coercion of graphql-js can take before the stack runs out.
+ */
+export const MAX_VARIABLE_DEPTH = 256;
+
+/**
+ * How deep `value` nests objects and lists, counted without recursion (a hostile value may be
+ * deeper than the stack); stops counting past `limit`.
+ */
+export function nestingDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [current, depth] = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth + 1 > deepest) deepest = depth + 1;
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(current as Record<string, unknown>))
+      stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/**
  * Coerces the request's variables: the contract's input coercion (CONTRACT.md §6 Values) on the
  * JSON values, then GraphQL's own coercion against the operation's variable definitions (defaults
  * applied, so a default `take` counts like a sent one).
  * @returns `inputs`, what graphql-js's `execute` takes, and `values`, the coerced values the
  * per-request checks read.
- * @throws RequestRefusal 400 `BAD_USER_INPUT` with every problem.
+ * @throws RequestRefusal 400 `BAD_USER_INPUT` with every problem, or when the variables nest
+ * deeper than `maxDepth`.
  */
 export function coerceRequestVariables(
   schema: GraphQLSchema,
   operation: CompiledOperation,
   variables: Record<string, unknown>,
+  maxDepth = MAX_VARIABLE_DEPTH,
 ): { inputs: Record<string, unknown>; values: Record<string, unknown> } {
+  const depth = nestingDepth(variables, maxDepth);
+  if (depth > maxDepth) {
+    throw RequestRefusal.of(
+      400,
+      ApolloServerErrorCode.BAD_USER_INPUT,
+      `Variables nest more than ${maxDepth} levels deep; the limit is ${maxDepth}`,
+    );
+  }
   const inputs = operation.declaresVariables
     ? coerceVariables(schema, operation.node, variables)
     : {};
