@@ -1,6 +1,7 @@
 import type DataLoader from 'dataloader';
 import type { FieldNode } from 'graphql';
 import type { KeyPrincipal } from '../api-keys/api-keys.service';
+import type { AppUserPrincipal } from '../app-access/app-users.service';
 import type { DatasourceConnection } from '../datasources/datasource-pools.service';
 import type { PlatformSession } from '../platform/sessions.service';
 import type { RequestBudget } from './request/request-budget';
@@ -9,6 +10,7 @@ import type { RequestBudget } from './request/request-budget';
 export type Caller =
   | { kind: 'key'; principal: KeyPrincipal }
   | { kind: 'builder'; session: PlatformSession }
+  | { kind: 'app-user'; user: AppUserPrincipal }
   | { kind: 'anonymous' };
 
 /** Per-request state shared by the resolvers of one GraphQL request. */

@@ -11,11 +11,13 @@ import { isInvalidValueError } from '../datasources/invalid-value';
 import { DatasourcesService } from '../data-model/datasources.service';
 import { Access } from '../platform/access.decorator';
 import { AppsService, AppView } from '../platform/apps.service';
+import type { VersionHead } from '../platform/version-definition';
 import { VersionsService } from '../platform/versions.service';
 import { CallerResolverService } from './caller-resolver.service';
 import type { Caller, GatewayContext } from './gateway-context';
 import { refusalOf } from './graphql-errors';
-import { RequestRefusal, selectOperation } from './request/compiled-operation';
+import { audienceOf, PUBLISHED } from './request/audience';
+import { CompiledDocument, RequestRefusal, selectOperation } from './request/compiled-operation';
 import { authorizeRootFields } from './request/endpoint-scope';
 import {
   coerceRequestVariables,
@@ -24,7 +26,7 @@ import {
 } from './request/execute-operation';
 import { readGraphQLParams, refuseKeyInUrl } from './request/graphql-params';
 import { RequestBudget } from './request/request-budget';
-import { SchemaProviderService } from './schema-provider.service';
+import { ExecutableSchema, SchemaProviderService } from './schema-provider.service';
 
 /** A request value its column cannot hold or compare with, as the database said (never a 500). */
 function invalidValue(): DomainError {
@@ -93,7 +95,7 @@ export class GraphqlGatewayController {
       const params = readGraphQLParams(req);
       const app = await findApp();
       if (!app) throw new DomainError(ErrorCode.NotFound, 'App not found');
-      const caller = await this.callers.resolve(req);
+      const caller = await this.callers.resolve(req, app.id);
       if (caller.kind === 'key' && !scopeForApp(caller.principal, app.id)) {
         throw ApiKeyErrors.projectOutOfScope();
       }
@@ -102,11 +104,8 @@ export class GraphqlGatewayController {
           ? await this.versions.builderHead(app.id, caller.session.accountId)
           : await this.versions.mainHead(app.id);
       if (!head) throw new DomainError(ErrorCode.NotFound, 'App not found');
-      const executable = await this.schemas.get(
-        head,
-        caller.kind === 'builder' ? 'builder' : 'published',
-      );
-      const compiled = this.schemas.compile(executable, params.query);
+      const executable = await this.schemas.get(head, audienceOf(caller, app.id));
+      const compiled = await this.compileFor(executable, head, caller, app.id, params.query);
       const operation = selectOperation(compiled, params.operationName);
       if (req.method === 'GET' && operation.kind !== 'query') {
         res.setHeader('allow', 'POST');
@@ -134,6 +133,40 @@ export class GraphqlGatewayController {
       } else {
         throw error;
       }
+    }
+  }
+
+  /**
+   * The compiled document in the caller's own schema. A document that does not compile there but
+   * does against every published operation calls something outside the caller's view: it gets
+   * the contract's 401/403 of the endpoint-scope step rather than a validation error, and the
+   * validation error never names operations the caller cannot see (CONTRACT.md §6).
+   * @throws RequestRefusal, or DomainError from the endpoint-scope step.
+   */
+  private async compileFor(
+    executable: ExecutableSchema,
+    head: VersionHead,
+    caller: Caller,
+    appId: string,
+    text: string,
+  ): Promise<CompiledDocument> {
+    try {
+      return this.schemas.compile(executable, text);
+    } catch (refusal) {
+      const insideEveryView =
+        executable.audience === 'builder' || executable.audience === PUBLISHED.key;
+      if (!(refusal instanceof RequestRefusal) || insideEveryView) throw refusal;
+      const published = await this.schemas.get(head, PUBLISHED);
+      let outside: CompiledDocument;
+      try {
+        outside = this.schemas.compile(published, text);
+      } catch {
+        throw refusal;
+      }
+      for (const operation of outside.operations) {
+        authorizeRootFields(caller, appId, operation.rootFieldNames, published.rootFields);
+      }
+      throw refusal;
     }
   }
 

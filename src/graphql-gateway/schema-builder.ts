@@ -21,7 +21,9 @@ import type {
   TableApiDefinition,
   VersionDefinition,
 } from '../platform/version-definition';
+import type { Permissions } from '../app-access/row-rules';
 import { baseName, buildApiTree, RowNode } from './api-tree';
+import type { AudienceView } from './request/audience';
 import type { GatewayContext } from './gateway-context';
 import { filterInputOf, scalarOf, SortDirection } from './scalars';
 import {
@@ -33,9 +35,6 @@ import {
   updateResolver,
 } from './table-resolvers';
 import { writableColumns } from './write-planner';
-
-/** Who a schema is for: published APIs (keys, app users, anonymous callers) or a builder's view (all APIs). */
-export type Audience = 'published' | 'builder';
 
 /** The Table API action behind a root field. */
 export type ApiAction = 'select' | 'insert' | 'update' | 'delete';
@@ -51,6 +50,8 @@ export interface RootFieldInfo {
 export interface BuiltSchema {
   schema: GraphQLSchema;
   rootFields: Map<string, RootFieldInfo>;
+  /** The version's row rules per role (CONTRACT.md §4), read by each request's table access. */
+  permissions: Permissions;
 }
 
 /** What a datasource can do when nothing else is known (PostgreSQL, SQLite, SQL Server). */
@@ -209,7 +210,10 @@ export class VersionTypes {
    * @param capabilities what each datasource can do in one statement, by id; a datasource
    * without RETURNING gets `add<Base>: Boolean` (CONTRACT.md §6).
    */
+  private readonly permissions: Permissions;
+
   constructor(def: VersionDefinition, capabilities: Map<string, Capabilities> = new Map()) {
+    this.permissions = (def.permissions ?? {}) as Permissions;
     const factory = new TypeFactory(new Map(def.enums.map((e) => [e.name, enumType(e)])));
     for (const api of def.apis) {
       const node = buildApiTree(def, api);
@@ -264,18 +268,27 @@ export class VersionTypes {
     }
   }
 
-  /** The schema an audience sees: builders every API (drafts marked RASCUNHO), others published ones. */
-  schemaFor(audience: Audience): BuiltSchema {
+  /**
+   * The schema an audience sees (CONTRACT.md §6 "Sees is literal"): the root fields its view
+   * includes; drafts (only builders see them) are described RASCUNHO.
+   */
+  schemaFor(audience: AudienceView): BuiltSchema {
     const rootFields = new Map<string, RootFieldInfo>();
     const query: GraphQLFieldConfigMap<unknown, GatewayContext> = {};
     const mutation: GraphQLFieldConfigMap<unknown, GatewayContext> = {};
     for (const { api, queries, mutations } of this.apis) {
-      if (audience !== 'builder' && api.status !== 'published') continue;
       for (const [into, fields] of [
         [query, queries],
         [mutation, mutations],
       ] as const) {
         for (const [name, { action, ...field }] of Object.entries(fields)) {
+          const facts = {
+            apiId: api.id,
+            action,
+            published: api.status === 'published',
+            public: api.public[action],
+          };
+          if (!audience.includes(facts)) continue;
           into[name] = {
             ...field,
             description:
@@ -300,6 +313,6 @@ export class VersionTypes {
         ? new GraphQLObjectType({ name: 'Mutation', fields: mutation })
         : undefined,
     });
-    return { schema, rootFields };
+    return { schema, rootFields, permissions: this.permissions };
   }
 }

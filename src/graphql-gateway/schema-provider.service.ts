@@ -7,13 +7,15 @@ import { EventsService } from '../events/events.service';
 import type { VersionHead } from '../platform/version-definition';
 import { VersionsService } from '../platform/versions.service';
 import { CompiledDocument, compileDocument, DocumentCache } from './request/compiled-operation';
-import { Audience, BuiltSchema, VersionTypes } from './schema-builder';
+import type { AudienceView } from './request/audience';
+import { BuiltSchema, VersionTypes } from './schema-builder';
 
 /** A cached schema of one (version, revision, audience), ready to compile documents against. */
 export interface ExecutableSchema extends BuiltSchema {
   /** The schema cache's key: `versionId:revision:audience`. */
   key: string;
-  audience: Audience;
+  /** The audience key (`builder`, `app-user`, `anonymous`, `published`, `key:<hash>`). */
+  audience: string;
 }
 
 /** Schemas kept at once; the least recently used are dropped (with their compiled documents). */
@@ -61,8 +63,8 @@ export class SchemaProviderService implements OnModuleDestroy {
   }
 
   /** The executable schema of a version head for an audience. */
-  get(head: VersionHead, audience: Audience): Promise<ExecutableSchema> {
-    const key = `${head.versionId}:${head.revision}:${audience}`;
+  get(head: VersionHead, audience: AudienceView): Promise<ExecutableSchema> {
+    const key = `${head.versionId}:${head.revision}:${audience.key}`;
     let entry = this.schemas.get(key);
     if (!entry) {
       entry = this.build(head, audience, key);
@@ -115,11 +117,11 @@ export class SchemaProviderService implements OnModuleDestroy {
 
   private async build(
     head: VersionHead,
-    audience: Audience,
+    audience: AudienceView,
     key: string,
   ): Promise<ExecutableSchema> {
     const built = (await this.versionTypes(head)).schemaFor(audience);
     this.schemasBuilt++;
-    return { ...built, key, audience };
+    return { ...built, key, audience: audience.key };
   }
 }

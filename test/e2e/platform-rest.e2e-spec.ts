@@ -416,6 +416,7 @@ describeWith('postgres')('Metadata store on PostgreSQL', () => {
         'account',
         'api_key',
         'app',
+        'app_user',
         'app_version',
         'datasource',
         'migrations',

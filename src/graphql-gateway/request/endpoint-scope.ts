@@ -14,8 +14,8 @@ const FIELDS_WITHOUT_API = new Set(['__schema', '__type', '__typename', '_noOper
  * Request step 6, endpoint scope (CONTRACT.md §6 caller table): every root field of the operation
  * must be one the caller may call, and anything not recognised is refused. A key needs the
  * field's API in its scope (else 403 `API key not authorised for this endpoint`); an anonymous
- * caller needs the action switched public (else 401 `Invalid API key`); a builder may call every
- * field of their own working version.
+ * caller needs the action switched public (else 401 `Invalid API key`); an app user may call every
+ * published API (rows are bounded by row rules) and a builder every field of their working version.
  * @throws DomainError FORBIDDEN or UNAUTHENTICATED as above; FORBIDDEN for a root field that is
  * neither introspection nor an API operation (never a pass).
  */
@@ -41,6 +41,7 @@ export function authorizeRootFields(
         if (!info.public) throw ApiKeyErrors.invalid();
         break;
       case 'builder':
+      case 'app-user':
         break;
       default:
         // A caller kind this step does not know is refused, never passed.
