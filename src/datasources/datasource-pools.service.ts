@@ -14,6 +14,10 @@ export interface DatasourceConnection {
    * `Dialect.translateError`). `signal` cancels the statement when it fires.
    */
   run(query: CompiledQuery, options?: { signal?: AbortSignal }): Promise<StatementResult>;
+  /** Runs `work` in one transaction (see `SqlPool.transaction`); its statements are counted too. */
+  transaction<T>(
+    work: (run: (query: CompiledQuery) => Promise<StatementResult>) => Promise<T>,
+  ): Promise<T>;
 }
 
 /** Connections a datasource's pool keeps at most. */
@@ -84,6 +88,15 @@ export class DatasourcePoolsService implements OnApplicationShutdown {
         const pool = await this.pool(datasourceId, dialect, url);
         this.statementsExecuted++;
         return pool.run(query);
+      },
+      transaction: async (work) => {
+        const pool = await this.pool(datasourceId, dialect, url);
+        return pool.transaction((run) =>
+          work((query) => {
+            this.statementsExecuted++;
+            return run(query);
+          }),
+        );
       },
     };
   }

@@ -76,6 +76,12 @@ export type Condition =
   | { kind: 'in'; column: string; values: unknown[]; negated: boolean }
   | { kind: 'like'; column: string; mode: 'contains' | 'startsWith' | 'endsWith'; value: string };
 
+/**
+ * The scope that admits every row: a caller no row rule bounds (a builder; a role with no rule
+ * for the table), and plans of tests and tools that read whole tables.
+ */
+export const ALL_ROWS: Condition = { kind: 'and', items: [] };
+
 /** One sort key. The planner completes every order with the primary key. */
 export interface OrderTerm {
   column: string;
@@ -92,6 +98,11 @@ export interface SelectPlan {
   /** Kinds of the read columns, for adapters that must cast some in the select list. */
   kinds?: Record<string, ColumnKind>;
   where: Condition;
+  /**
+   * The rows the caller may reach (its row rules, CONTRACT.md §4), ANDed with `where`. Required,
+   * so a path that forgot the caller's rule does not compile; {@link ALL_ROWS} when none bounds it.
+   */
+  scope: Condition;
   order: OrderTerm[];
   /** Null: no limit. */
   take: number | null;
@@ -103,6 +114,11 @@ export interface SelectPlan {
 export interface CountPlan {
   table: TableRef;
   where: Condition;
+  /**
+   * The rows the caller may reach (its row rules, CONTRACT.md §4), ANDed with `where`. Required,
+   * so a path that forgot the caller's rule does not compile; {@link ALL_ROWS} when none bounds it.
+   */
+  scope: Condition;
 }
 
 /** One column's value in a write. */
@@ -124,6 +140,11 @@ export interface UpdatePlan {
   table: TableRef;
   set: ColumnValue[];
   where: Condition;
+  /**
+   * The rows the caller may reach (its row rules, CONTRACT.md §4), ANDed with `where`. Required,
+   * so a path that forgot the caller's rule does not compile; {@link ALL_ROWS} when none bounds it.
+   */
+  scope: Condition;
   returning: string[];
   kinds?: Record<string, ColumnKind>;
 }
@@ -132,6 +153,11 @@ export interface UpdatePlan {
 export interface DeletePlan {
   table: TableRef;
   where: Condition;
+  /**
+   * The rows the caller may reach (its row rules, CONTRACT.md §4), ANDed with `where`. Required,
+   * so a path that forgot the caller's rule does not compile; {@link ALL_ROWS} when none bounds it.
+   */
+  scope: Condition;
 }
 
 /** What a database refusal means, in the contract's words (CONTRACT.md §6 Database refusals). */
@@ -171,12 +197,22 @@ export interface StatementResult {
   rows: Record<string, unknown>[];
   /** Rows inserted, updated or deleted (MySQL: rows found, not only changed); undefined for SELECT. */
   affected: number | undefined;
+  /** The generated key of an INSERT where the database reports it apart from rows (MySQL). */
+  insertId?: string | number;
 }
 
 /** A bounded connection pool to one database, as an adapter opened it. */
 export interface SqlPool {
   /** Runs one statement with bound parameters. Driver errors propagate (see {@link Dialect.translateError}). */
   run(query: CompiledQuery): Promise<StatementResult>;
+  /**
+   * Runs `work` in one transaction on one connection: committed when `work` resolves, rolled back
+   * when it throws (then the error propagates). Writes that must check a row rule after the
+   * statement use it (DESIGN.md "Table access"): nothing they wrote survives a refusal.
+   */
+  transaction<T>(
+    work: (run: (query: CompiledQuery) => Promise<StatementResult>) => Promise<T>,
+  ): Promise<T>;
   /** The server's version text (e.g. `10.11.19-MariaDB`, `16.4`), for {@link Dialect.capabilities}. */
   serverVersion(): Promise<string>;
   close(): Promise<void>;

@@ -18,6 +18,13 @@ interface MssqlRequest {
   query(sql: string): Promise<MssqlResult>;
 }
 
+interface MssqlTransaction {
+  begin(): Promise<MssqlTransaction>;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+  request(): MssqlRequest;
+}
+
 interface MssqlConnectionPool {
   connect(): Promise<MssqlConnectionPool>;
   request(): MssqlRequest;
@@ -27,6 +34,7 @@ interface MssqlConnectionPool {
 
 interface MssqlModule {
   ConnectionPool: new (config: MssqlConfig) => MssqlConnectionPool;
+  Transaction: new (pool: MssqlConnectionPool) => MssqlTransaction;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- untyped CommonJS package, typed above
@@ -207,16 +215,22 @@ export class MssqlPool implements SqlPool {
   }
 
   async run(query: CompiledQuery): Promise<StatementResult> {
-    const request = this.pool.request();
-    query.params.forEach((value, index) =>
-      request.input(`p${index + 1}`, value === undefined ? null : value),
-    );
-    const result = await request.query(query.sql);
-    const isSelect = /^\s*SELECT\b/i.test(query.sql);
-    return {
-      rows: result.recordset ?? [],
-      affected: isSelect ? undefined : result.rowsAffected[0],
-    };
+    return runOn(this.pool.request(), query);
+  }
+
+  async transaction<T>(
+    work: (run: (query: CompiledQuery) => Promise<StatementResult>) => Promise<T>,
+  ): Promise<T> {
+    const tx = new mssql.Transaction(this.pool);
+    await tx.begin();
+    try {
+      const result = await work((query) => runOn(tx.request(), query));
+      await tx.commit();
+      return result;
+    } catch (error) {
+      await tx.rollback().catch(() => undefined);
+      throw error;
+    }
   }
 
   /** `SERVERPROPERTY('ProductVersion')`, e.g. `16.0.4135.4` (SQL Server docs, "SERVERPROPERTY"). */
@@ -231,4 +245,17 @@ export class MssqlPool implements SqlPool {
   async close(): Promise<void> {
     await this.pool.close();
   }
+}
+
+/** Runs one statement on a request (of the pool or of a transaction), parameters `@p1…@pN`. */
+async function runOn(request: MssqlRequest, query: CompiledQuery): Promise<StatementResult> {
+  query.params.forEach((value, index) =>
+    request.input(`p${index + 1}`, value === undefined ? null : value),
+  );
+  const result = await request.query(query.sql);
+  const isSelect = /^\s*SELECT\b/i.test(query.sql);
+  return {
+    rows: result.recordset ?? [],
+    affected: isSelect ? undefined : result.rowsAffected[0],
+  };
 }

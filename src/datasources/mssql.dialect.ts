@@ -365,8 +365,8 @@ export class MssqlDialect extends SqlCompiler implements Dialect {
     const columns = plan.columns.map((c) => this.selectItem(c, plan.kinds?.[c])).join(', ');
     const none = plan.take === 0;
     const filter: Condition = none
-      ? { kind: 'and', items: [plan.where, { kind: 'or', items: [] }] }
-      : plan.where;
+      ? { kind: 'and', items: [this.filterOf(plan), { kind: 'or', items: [] }] }
+      : this.filterOf(plan);
     const where = this.condition(filter, params);
     const exposed = this.quote(plan.table.name);
     const order = plan.order
@@ -399,7 +399,7 @@ export class MssqlDialect extends SqlCompiler implements Dialect {
     const params = new ParamList((i) => this.placeholder(i));
     const set = plan.set.map((v) => `${this.quote(v.column)} = ${params.add(v.value)}`).join(', ');
     const output = this.returning(plan.returning, plan.kinds);
-    const where = this.condition(plan.where, params);
+    const where = this.condition(this.filterOf(plan), params);
     return {
       sql: `UPDATE ${this.tableName(plan.table)} SET ${set}${output} WHERE ${where}`,
       params: params.values,

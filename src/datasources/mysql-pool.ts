@@ -210,18 +210,32 @@ export class MysqlPool implements SqlPool {
    * for a write that returns rows, undefined for a SELECT. Driver errors propagate unchanged.
    */
   async run(query: CompiledQuery): Promise<StatementResult> {
-    const [result] = await this.pool.execute(
-      query.sql,
-      query.params.map(toMysqlParameter) as never[],
+    return resultOf(
+      query,
+      (await this.pool.execute(query.sql, query.params.map(toMysqlParameter) as never[]))[0],
     );
-    if (Array.isArray(result)) {
-      const rows = result as Record<string, unknown>[];
-      return {
-        rows,
-        affected: /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i.test(query.sql) ? rows.length : undefined,
-      };
+  }
+
+  async transaction<T>(
+    work: (run: (query: CompiledQuery) => Promise<StatementResult>) => Promise<T>,
+  ): Promise<T> {
+    const connection = await this.pool.getConnection();
+    try {
+      await connection.beginTransaction();
+      const result = await work(async (query) =>
+        resultOf(
+          query,
+          (await connection.execute(query.sql, query.params.map(toMysqlParameter) as never[]))[0],
+        ),
+      );
+      await connection.commit();
+      return result;
+    } catch (error) {
+      await connection.rollback().catch(() => undefined);
+      throw error;
+    } finally {
+      connection.release();
     }
-    return { rows: [], affected: (result as ResultSetHeader).affectedRows };
   }
 
   /** `SELECT VERSION()`, e.g. `10.11.19-MariaDB-0+deb12u1` or `8.4.3`; read once, then cached. */
@@ -236,4 +250,26 @@ export class MysqlPool implements SqlPool {
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+/**
+ * A statement's result in the port's shape: rows for SELECT and `INSERT … RETURNING`; `affected`
+ * the server's affected-row count for writes (rows found, for UPDATE), the number of returned rows
+ * for a write that returns rows, undefined for a SELECT.
+ */
+function resultOf(query: CompiledQuery, result: unknown): StatementResult {
+  if (Array.isArray(result)) {
+    const rows = result as Record<string, unknown>[];
+    return {
+      rows,
+      affected: /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i.test(query.sql) ? rows.length : undefined,
+    };
+  }
+  const header = result as ResultSetHeader;
+  // insertId is 0 when the INSERT generated no key (mysql2 ResultSetHeader).
+  return {
+    rows: [],
+    affected: header.affectedRows,
+    ...(header.insertId ? { insertId: header.insertId } : {}),
+  };
 }

@@ -86,10 +86,19 @@ export abstract class SqlCompiler {
       : this.quote(table.name);
   }
 
+  /**
+   * The predicate of a plan: its `where` AND its `scope` (the caller's row rule), the scope left
+   * out only when it admits every row.
+   */
+  protected filterOf(plan: { where: Condition; scope: Condition }): Condition {
+    const everyRow = plan.scope.kind === 'and' && plan.scope.items.length === 0;
+    return everyRow ? plan.where : { kind: 'and', items: [plan.where, plan.scope] };
+  }
+
   compileSelect(plan: SelectPlan): CompiledQuery {
     const params = new ParamList((i) => this.placeholder(i));
     const columns = plan.columns.map((c) => this.selectItem(c, plan.kinds?.[c])).join(', ');
-    const where = this.condition(plan.where, params);
+    const where = this.condition(this.filterOf(plan), params);
     const order = this.orderBy(plan.order);
     if (!plan.partition) {
       const page = this.paginate(plan.take, plan.skip, params);
@@ -109,7 +118,7 @@ export abstract class SqlCompiler {
 
   compileCount(plan: CountPlan): CompiledQuery {
     const params = new ParamList((i) => this.placeholder(i));
-    const where = this.condition(plan.where, params);
+    const where = this.condition(this.filterOf(plan), params);
     return {
       sql: `SELECT COUNT(*) AS ${this.quote('count')} FROM ${this.tableName(plan.table)} WHERE ${where}`,
       params: params.values,
@@ -136,7 +145,7 @@ export abstract class SqlCompiler {
   compileUpdate(plan: UpdatePlan): CompiledQuery {
     const params = new ParamList((i) => this.placeholder(i));
     const set = plan.set.map((v) => `${this.quote(v.column)} = ${params.add(v.value)}`).join(', ');
-    const where = this.condition(plan.where, params);
+    const where = this.condition(this.filterOf(plan), params);
     return {
       sql: `UPDATE ${this.tableName(plan.table)} SET ${set} WHERE ${where}${this.returning(plan.returning, plan.kinds)}`,
       params: params.values,
@@ -147,7 +156,7 @@ export abstract class SqlCompiler {
   compileDelete(plan: DeletePlan): CompiledQuery {
     const params = new ParamList((i) => this.placeholder(i));
     return {
-      sql: `DELETE FROM ${this.tableName(plan.table)} WHERE ${this.condition(plan.where, params)}`,
+      sql: `DELETE FROM ${this.tableName(plan.table)} WHERE ${this.condition(this.filterOf(plan), params)}`,
       params: params.values,
     };
   }

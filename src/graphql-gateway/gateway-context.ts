@@ -5,6 +5,7 @@ import type { AppUserPrincipal } from '../app-access/app-users.service';
 import type { DatasourceConnection } from '../datasources/datasource-pools.service';
 import type { PlatformSession } from '../platform/sessions.service';
 import type { RequestBudget } from './request/request-budget';
+import type { RowScopes } from './request/row-scopes';
 
 /** Who is calling the GraphQL endpoint (CONTRACT.md §6 caller table). */
 export type Caller =
@@ -24,6 +25,8 @@ export interface GatewayContext {
   connection(datasourceId: string): Promise<DatasourceConnection>;
   /** What the request may still read (rows and bytes); see {@link RequestBudget}. */
   budget: RequestBudget;
+  /** The caller's row rule per table: the required `scope` of every plan (CONTRACT.md §4). */
+  scopes: RowScopes;
   /**
    * One DataLoader per navigation-field occurrence in the document for this request. graphql-js
    * hands every row of one occurrence the same `fieldNodes` array, so it is the key.

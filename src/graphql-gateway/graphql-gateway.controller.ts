@@ -6,7 +6,7 @@ import { DomainError, ErrorCode } from '../common/domain-error';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatasourceConnection } from '../datasources/datasource-pools.service';
-import type { StatementResult } from '../datasources/dialect';
+import type { CompiledQuery, StatementResult } from '../datasources/dialect';
 import { isInvalidValueError } from '../datasources/invalid-value';
 import { DatasourcesService } from '../data-model/datasources.service';
 import { Access } from '../platform/access.decorator';
@@ -26,6 +26,8 @@ import {
 } from './request/execute-operation';
 import { readGraphQLParams, refuseKeyInUrl } from './request/graphql-params';
 import { RequestBudget } from './request/request-budget';
+import { RowScopes } from './request/row-scopes';
+import type { Permissions } from '../app-access/row-rules';
 import { ExecutableSchema, SchemaProviderService } from './schema-provider.service';
 
 /** A request value its column cannot hold or compare with, as the database said (never a 500). */
@@ -114,7 +116,7 @@ export class GraphqlGatewayController {
       authorizeRootFields(caller, app.id, operation.rootFieldNames, executable.rootFields);
       const variables = coerceRequestVariables(executable.schema, operation, params.variables);
       operation.cost(variables.values, this.config.limits);
-      const context = this.context(app.id, caller, abort);
+      const context = this.context(app.id, caller, abort, executable.permissions);
       const answer = await executeOperation(
         executable.schema,
         compiled,
@@ -181,7 +183,12 @@ export class GraphqlGatewayController {
     res.end(JSON.stringify(body));
   }
 
-  private context(appId: string, caller: Caller, abort: AbortController): GatewayContext {
+  private context(
+    appId: string,
+    caller: Caller,
+    abort: AbortController,
+    permissions: Permissions,
+  ): GatewayContext {
     const budget = new RequestBudget(this.config.limits, abort);
     const connections = new Map<string, Promise<DatasourceConnection>>();
     const signal = abort.signal;
@@ -189,26 +196,35 @@ export class GraphqlGatewayController {
       caller,
       appId,
       budget,
+      scopes: new RowScopes(permissions, caller),
       loaders: new WeakMap(),
       connection: (id) => {
         let conn = connections.get(id);
         if (!conn) {
-          conn = this.datasources.connection(id).then((inner) => ({
-            dialect: inner.dialect,
-            run: async (query) => {
-              if (budget.exceeded) throw budget.exceeded;
-              signal.throwIfAborted();
-              let result: StatementResult;
-              try {
-                result = await inner.run(query, { signal });
-              } catch (error) {
-                if (isInvalidValueError(inner.dialect.type, error)) throw invalidValue();
-                throw error;
-              }
-              budget.charge(result.rows);
-              return result;
-            },
-          }));
+          conn = this.datasources.connection(id).then((inner) => {
+            // Every statement of the request: refused once the request is aborted or over budget,
+            // cancelled with it, its bad-value errors answered as such, its rows charged.
+            const guarded =
+              (run: (query: CompiledQuery) => Promise<StatementResult>) =>
+              async (query: CompiledQuery): Promise<StatementResult> => {
+                if (budget.exceeded) throw budget.exceeded;
+                signal.throwIfAborted();
+                let result: StatementResult;
+                try {
+                  result = await run(query);
+                } catch (error) {
+                  if (isInvalidValueError(inner.dialect.type, error)) throw invalidValue();
+                  throw error;
+                }
+                budget.charge(result.rows);
+                return result;
+              };
+            return {
+              dialect: inner.dialect,
+              run: guarded((query) => inner.run(query, { signal })),
+              transaction: (work) => inner.transaction((run) => work(guarded(run))),
+            };
+          });
           connections.set(id, conn);
         }
         return conn;

@@ -1,3 +1,4 @@
+import { ALL_ROWS } from '../datasources/dialect';
 import { FieldNode, FragmentDefinitionNode, Kind, OperationDefinitionNode, parse } from 'graphql';
 import { DomainError, ErrorCode } from '../common/domain-error';
 import type { ColumnKind, ModelColumn, ModelForeignKey } from '../datasources/dialect';
@@ -303,16 +304,16 @@ describe('planWhere', () => {
     const or = planWhere(customersNode, { or: [] }, pg);
     expect(and).toEqual({ kind: 'and', items: [] });
     expect(or).toEqual({ kind: 'or', items: [] });
-    expect(pg.compileCount({ table: tableRef(customer), where: and }).sql).toBe(
+    expect(pg.compileCount({ scope: ALL_ROWS, table: tableRef(customer), where: and }).sql).toBe(
       'SELECT COUNT(*) AS "count" FROM "public"."customer" WHERE 1=1',
     );
-    expect(pg.compileCount({ table: tableRef(customer), where: or }).sql).toBe(
+    expect(pg.compileCount({ scope: ALL_ROWS, table: tableRef(customer), where: or }).sql).toBe(
       'SELECT COUNT(*) AS "count" FROM "public"."customer" WHERE 1=0',
     );
     const emptyItems = planWhere(customersNode, { or: [{}] }, pg);
-    expect(pg.compileCount({ table: tableRef(customer), where: emptyItems }).sql).toBe(
-      'SELECT COUNT(*) AS "count" FROM "public"."customer" WHERE (1=1)',
-    );
+    expect(
+      pg.compileCount({ scope: ALL_ROWS, table: tableRef(customer), where: emptyItems }).sql,
+    ).toBe('SELECT COUNT(*) AS "count" FROM "public"."customer" WHERE (1=1)');
   });
 
   it('integer key values are converted from text (int to number, bigint kept as exact text)', () => {

@@ -54,7 +54,7 @@ function keyValue(column: ModelColumn, value: unknown): unknown {
 
 /** A filter or write value as the dialect binds it: keys checked ({@link keyValue}), then `bindValue`. */
 export function columnValue(
-  node: RowNode,
+  node: Pick<RowNode, 'isKey'>,
   column: ModelColumn,
   value: unknown,
   dialect: Dialect,
