@@ -86,6 +86,12 @@ export const ALL_ROWS: Condition = { kind: 'and', items: [] };
 export interface OrderTerm {
   column: string;
   direction: 'ASC' | 'DESC';
+  /**
+   * Whether the column can hold NULL (absent: assume it can). The contract's null order is about
+   * empty values; for a NOT NULL column a dialect emits no null-ordering clause, so an index on
+   * the column can serve the order (PostgreSQL docs, "Indexes and ORDER BY").
+   */
+  nullable?: boolean;
 }
 
 /**

@@ -215,11 +215,11 @@ describe('MssqlDialect golden SQL', () => {
   });
 
   describe('and / or', () => {
-    it('and: [] is 1=1, or: [] is 1=0', () => {
+    it('and: [] is no WHERE, or: [] is 1=0', () => {
       expect(
         count({ scope: ALL_ROWS, table: { schema: 'dbo', name: 'customer' }, where: TRUE }),
       ).toEqual({
-        sql: 'SELECT COUNT(*) AS [count] FROM [dbo].[customer] WHERE 1=1',
+        sql: 'SELECT COUNT(*) AS [count] FROM [dbo].[customer]',
         params: [],
       });
       expect(
@@ -298,7 +298,7 @@ describe('MssqlDialect golden SQL', () => {
         skip: 0,
       });
       expect(q).toEqual({
-        sql: 'SELECT [id], [name], [email] FROM [sales].[customer] WHERE 1=1 ORDER BY [customer].[name] DESC, [customer].[email] ASC, [customer].[id] ASC',
+        sql: 'SELECT [id], [name], [email] FROM [sales].[customer] ORDER BY [customer].[name] DESC, [customer].[email] ASC, [customer].[id] ASC',
         params: [],
       });
     });
@@ -430,7 +430,7 @@ describe('MssqlDialect golden SQL', () => {
 
     it('without kinds nothing is cast', () => {
       const q = select({ ...customers(TRUE), columns: ['price'] });
-      expect(q.sql).toBe(`SELECT [price] FROM [dbo].[customer] WHERE 1=1 ${BY_ID}`);
+      expect(q.sql).toBe(`SELECT [price] FROM [dbo].[customer] ${BY_ID}`);
     });
   });
 

@@ -367,14 +367,16 @@ export class MssqlDialect extends SqlCompiler implements Dialect {
     const filter: Condition = none
       ? { kind: 'and', items: [this.filterOf(plan), { kind: 'or', items: [] }] }
       : this.filterOf(plan);
-    const where = this.condition(filter, params);
+    const where = this.whereClause(filter, params);
     const exposed = this.quote(plan.table.name);
     const order = plan.order
-      .map((o) => this.orderTerm(`${exposed}.${this.quote(o.column)}`, o.direction))
+      .map((o) =>
+        this.orderTerm(`${exposed}.${this.quote(o.column)}`, o.direction, o.nullable ?? true),
+      )
       .join(', ');
     const page = none ? '' : this.paginate(plan.take, plan.skip, params);
     return {
-      sql: `SELECT ${columns} FROM ${this.tableName(plan.table)} WHERE ${where} ORDER BY ${order}${page}`,
+      sql: `SELECT ${columns} FROM ${this.tableName(plan.table)}${where} ORDER BY ${order}${page}`,
       params: params.values,
     };
   }
@@ -399,9 +401,9 @@ export class MssqlDialect extends SqlCompiler implements Dialect {
     const params = new ParamList((i) => this.placeholder(i));
     const set = plan.set.map((v) => `${this.quote(v.column)} = ${params.add(v.value)}`).join(', ');
     const output = this.returning(plan.returning, plan.kinds);
-    const where = this.condition(this.filterOf(plan), params);
+    const where = this.whereClause(this.filterOf(plan), params);
     return {
-      sql: `UPDATE ${this.tableName(plan.table)} SET ${set}${output} WHERE ${where}`,
+      sql: `UPDATE ${this.tableName(plan.table)} SET ${set}${output}${where}`,
       params: params.values,
     };
   }

@@ -228,11 +228,11 @@ describe('MysqlDialect golden SQL', () => {
   });
 
   describe('and / or', () => {
-    it('and: [] is true (1=1), or: [] false (1=0)', () => {
+    it('and: [] is true (no WHERE), or: [] false (1=0)', () => {
       expect(
         count({ scope: ALL_ROWS, table: { schema: null, name: 'customer' }, where: TRUE }),
       ).toEqual({
-        sql: 'SELECT COUNT(*) AS `count` FROM `customer` WHERE 1=1',
+        sql: 'SELECT COUNT(*) AS `count` FROM `customer`',
         params: [],
       });
       expect(
@@ -311,7 +311,7 @@ describe('MysqlDialect golden SQL', () => {
         skip: 0,
       });
       expect(q).toEqual({
-        sql: 'SELECT `id`, `name`, `email` FROM `customer` WHERE 1=1 ORDER BY `name` DESC, `email` ASC, `id` ASC',
+        sql: 'SELECT `id`, `name`, `email` FROM `customer` ORDER BY `name` DESC, `email` ASC, `id` ASC',
         params: [],
       });
     });

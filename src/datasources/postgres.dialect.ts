@@ -192,7 +192,13 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
     return `${column}::text ILIKE ${pattern} ESCAPE '\\'`;
   }
 
-  protected override orderTerm(column: string, direction: 'ASC' | 'DESC'): string {
+  /**
+   * PostgreSQL sorts NULL as the largest value (PostgreSQL docs, "ORDER BY"), the opposite of the
+   * contract's order: nullable columns say `NULLS FIRST`/`LAST`; NOT NULL ones say nothing, so
+   * a plain or `DESC` index serves the order.
+   */
+  protected override orderTerm(column: string, direction: 'ASC' | 'DESC', nullable = true): string {
+    if (!nullable) return `${column} ${direction}`;
     return `${column} ${direction} ${direction === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST'}`;
   }
 

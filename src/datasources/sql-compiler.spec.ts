@@ -273,18 +273,18 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
   });
 
   describe('and / or', () => {
-    it('and: [] is true (1=1)', () => {
+    it('and: [] is true: no WHERE clause at all', () => {
       const q = count({
         scope: ALL_ROWS,
         table: { schema: null, name: 'customer' },
         where: { kind: 'and', items: [] },
       });
       expect(q.pg).toEqual({
-        sql: 'SELECT COUNT(*) AS "count" FROM "customer" WHERE 1=1',
+        sql: 'SELECT COUNT(*) AS "count" FROM "customer"',
         params: [],
       });
       expect(q.sqlite).toEqual({
-        sql: 'SELECT COUNT(*) AS "count" FROM "customer" WHERE 1=1',
+        sql: 'SELECT COUNT(*) AS "count" FROM "customer"',
         params: [],
       });
     });
@@ -380,12 +380,12 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
       });
       expect(q.pg).toEqual({
         sql:
-          'SELECT "id", "name", "email" FROM "customer" WHERE 1=1' +
+          'SELECT "id", "name", "email" FROM "customer"' +
           ' ORDER BY "name" DESC NULLS LAST, "email" ASC NULLS FIRST, "id" ASC NULLS FIRST',
         params: [],
       });
       expect(q.sqlite).toEqual({
-        sql: 'SELECT "id", "name", "email" FROM "customer" WHERE 1=1 ORDER BY "name" DESC, "email" ASC, "id" ASC',
+        sql: 'SELECT "id", "name", "email" FROM "customer" ORDER BY "name" DESC, "email" ASC, "id" ASC',
         params: [],
       });
     });
@@ -543,12 +543,12 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
       });
       expect(q.pg).toEqual({
         sql:
-          'SELECT "order_id", "line_no" FROM "sales"."order_line" WHERE 1=1' +
+          'SELECT "order_id", "line_no" FROM "sales"."order_line"' +
           ' ORDER BY "order_id" ASC NULLS FIRST, "line_no" ASC NULLS FIRST LIMIT $1',
         params: [10],
       });
       expect(q.sqlite).toEqual({
-        sql: 'SELECT "order_id", "line_no" FROM "sales"."order_line" WHERE 1=1 ORDER BY "order_id" ASC, "line_no" ASC LIMIT ?',
+        sql: 'SELECT "order_id", "line_no" FROM "sales"."order_line" ORDER BY "order_id" ASC, "line_no" ASC LIMIT ?',
         params: [10],
       });
       const c = count({
@@ -556,8 +556,8 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
         table: { schema: 'sales', name: 'order_line' },
         where: TRUE,
       });
-      expect(c.pg.sql).toBe('SELECT COUNT(*) AS "count" FROM "sales"."order_line" WHERE 1=1');
-      expect(c.sqlite.sql).toBe('SELECT COUNT(*) AS "count" FROM "sales"."order_line" WHERE 1=1');
+      expect(c.pg.sql).toBe('SELECT COUNT(*) AS "count" FROM "sales"."order_line"');
+      expect(c.sqlite.sql).toBe('SELECT COUNT(*) AS "count" FROM "sales"."order_line"');
     });
 
     it('doubles an embedded double quote in schema, table and column names', () => {
