@@ -207,10 +207,31 @@ export interface StatementResult {
   insertId?: string | number;
 }
 
+/** How a datasource's pool is bounded (`AppConfig.datasources`). */
+export interface PoolOptions {
+  /** Connections at most: also the most statements of the datasource running at once. */
+  poolSize: number;
+  /** One statement's run time, in milliseconds; past it the statement is cancelled on the server. */
+  statementTimeoutMs: number;
+  /** Wait for a free connection, in milliseconds, before `DATASOURCE_UNAVAILABLE`. */
+  acquireTimeoutMs: number;
+}
+
+/** Per-statement options: `signal` cancels the statement on the server when it fires. */
+export interface RunOptions {
+  signal?: AbortSignal;
+}
+
 /** A bounded connection pool to one database, as an adapter opened it. */
 export interface SqlPool {
-  /** Runs one statement with bound parameters. Driver errors propagate (see {@link Dialect.translateError}). */
-  run(query: CompiledQuery): Promise<StatementResult>;
+  /**
+   * Runs one statement with bound parameters, within the pool's statement deadline. Driver errors
+   * propagate (see {@link Dialect.translateError}), but a deadline reached rejects with
+   * `DomainError` TIMEOUT and a server that is down or a pool with no free connection in time
+   * with `DomainError` DATASOURCE_UNAVAILABLE. When `options.signal` fires, the statement is
+   * cancelled on the server and the call rejects with the signal's reason.
+   */
+  run(query: CompiledQuery, options?: RunOptions): Promise<StatementResult>;
   /**
    * Runs `work` in one transaction on one connection: committed when `work` resolves, rolled back
    * when it throws (then the error propagates). Writes that must check a row rule after the
@@ -245,7 +266,7 @@ export interface Dialect {
    * @throws DomainError INVALID_INPUT when the URL does not fit this database; the driver's
    * error when the server cannot be reached.
    */
-  open(url: string, options: { poolSize: number }): Promise<SqlPool>;
+  open(url: string, options: PoolOptions): Promise<SqlPool>;
   /** Base tables a builder could import (system schemas left out). */
   listTables(pool: SqlPool): Promise<TableRef[]>;
   /** Columns, keys and foreign keys of the given tables. */

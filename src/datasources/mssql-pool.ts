@@ -1,5 +1,6 @@
 import { invalidInput } from '../common/domain-error';
-import type { CompiledQuery, SqlPool, StatementResult } from './dialect';
+import type { CompiledQuery, RunOptions, SqlPool, StatementResult } from './dialect';
+import { DatasourceErrors } from './datasources.errors';
 
 /**
  * The part of the `mssql` package (v12, tedious driver) this adapter uses. `mssql` ships no type
@@ -16,6 +17,7 @@ interface MssqlResult {
 interface MssqlRequest {
   input(name: string, value: unknown): MssqlRequest;
   query(sql: string): Promise<MssqlResult>;
+  cancel(): void;
 }
 
 interface MssqlTransaction {
@@ -59,7 +61,7 @@ export interface MssqlConfig {
   database?: string;
   connectionTimeout: number;
   requestTimeout: number;
-  pool: { max: number; min: number; idleTimeoutMillis: number };
+  pool: { max: number; min: number; idleTimeoutMillis: number; acquireTimeoutMillis?: number };
   options: {
     encrypt: boolean;
     trustServerCertificate: boolean;
@@ -194,13 +196,19 @@ function millisecondsParameter(name: string, value: string): number {
  * `mssql-errors.ts`) propagate unchanged.
  */
 export class MssqlPool implements SqlPool {
-  private constructor(private readonly pool: MssqlConnectionPool) {}
+  private constructor(
+    private readonly pool: MssqlConnectionPool,
+    private readonly statementTimeoutMs: number,
+  ) {}
 
   /**
    * Connects a pool with the given configuration (see {@link parseMssqlUrl}).
    * @throws the driver's `ConnectionError` when the server cannot be reached or the login fails.
    */
-  static async open(config: MssqlConfig): Promise<MssqlPool> {
+  static async open(
+    config: MssqlConfig,
+    statementTimeoutMs = config.requestTimeout,
+  ): Promise<MssqlPool> {
     const pool = new mssql.ConnectionPool(config);
     // A connection that fails after login is dropped by the pool (it fails validation) and the
     // request on it rejects with its own error; without a listener the event would crash the process.
@@ -211,11 +219,38 @@ export class MssqlPool implements SqlPool {
       await pool.close().catch(() => undefined);
       throw error;
     }
-    return new MssqlPool(pool);
+    return new MssqlPool(pool, statementTimeoutMs);
   }
 
-  async run(query: CompiledQuery): Promise<StatementResult> {
-    return runOn(this.pool.request(), query);
+  /** Runs a statement; `requestTimeout` is its deadline, and an aborted signal cancels it (TDS attention). */
+  async run(query: CompiledQuery, options: RunOptions = {}): Promise<StatementResult> {
+    options.signal?.throwIfAborted();
+    const request = this.pool.request();
+    const cancel = () => request.cancel();
+    options.signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      return await runOn(request, query);
+    } catch (error) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      throw this.classify(error);
+    } finally {
+      options.signal?.removeEventListener('abort', cancel);
+    }
+  }
+
+  /** A timeout or a lost server in the contract's terms (mssql error codes); any other as it came. */
+  private classify(error: unknown): unknown {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'ETIMEOUT') return DatasourceErrors.timeout(this.statementTimeoutMs);
+    if (
+      code === 'ESOCKET' ||
+      code === 'ECONNCLOSED' ||
+      code === 'ENOTOPEN' ||
+      code === 'EPOOLFULL'
+    ) {
+      return DatasourceErrors.unavailable();
+    }
+    return error;
   }
 
   async transaction<T>(
@@ -224,7 +259,13 @@ export class MssqlPool implements SqlPool {
     const tx = new mssql.Transaction(this.pool);
     await tx.begin();
     try {
-      const result = await work((query) => runOn(tx.request(), query));
+      const result = await work(async (query) => {
+        try {
+          return await runOn(tx.request(), query);
+        } catch (error) {
+          throw this.classify(error);
+        }
+      });
       await tx.commit();
       return result;
     } catch (error) {

@@ -1,4 +1,5 @@
 import type {
+  PoolOptions,
   Capabilities,
   ColumnKind,
   CompiledQuery,
@@ -233,8 +234,17 @@ export class MssqlDialect extends SqlCompiler implements Dialect {
    * @throws DomainError INVALID_INPUT for a malformed URL; the driver's ConnectionError when the
    *   server cannot be reached or refuses the login.
    */
-  async open(url: string, options: { poolSize: number }): Promise<SqlPool> {
-    return MssqlPool.open(this.connectionConfig(url, options.poolSize));
+  async open(url: string, options: PoolOptions): Promise<SqlPool> {
+    const config = this.connectionConfig(url, options.poolSize);
+    // The service's statement deadline is the request timeout; the pool waits as long as allowed.
+    return MssqlPool.open(
+      {
+        ...config,
+        requestTimeout: options.statementTimeoutMs,
+        pool: { ...config.pool, acquireTimeoutMillis: options.acquireTimeoutMs },
+      },
+      options.statementTimeoutMs,
+    );
   }
 
   /** The pool configuration of `url`; see {@link parseMssqlUrl}. @throws DomainError INVALID_INPUT. */

@@ -36,7 +36,11 @@ describeWith('mssql')('MssqlDialect against a real SQL Server', () => {
     await admin.run({ sql: `CREATE DATABASE ${dialect.quote(dbName)}`, params: [] });
     const url = new URL(SERVICE_URLS.mssql);
     url.pathname = `/${dbName}`;
-    pool = await dialect.open(url.toString(), { poolSize: 4 });
+    pool = await dialect.open(url.toString(), {
+      poolSize: 4,
+      statementTimeoutMs: 15_000,
+      acquireTimeoutMs: 5_000,
+    });
     major = Number((await pool.serverVersion()).split('.')[0]);
 
     await exec(`CREATE TABLE dbo.customers (
