@@ -39,8 +39,8 @@ export class DatasourcesService {
   ) {}
 
   /**
-   * Tries the connection, then saves the datasource. SQLite files must lie in
-   * `SQLITE_DATASOURCE_DIR` ({@link confineSqliteUrl}).
+   * Tries the connection, then saves the datasource. SQLite files must lie in the app's own
+   * folder `<SQLITE_DATASOURCE_DIR>/<appId>` ({@link confineSqliteUrl}).
    * @throws DomainError INVALID_INPUT (type, URL), CONFLICT (name taken), DATASOURCE_UNREACHABLE
    * (driver's reason, no password).
    */
@@ -56,7 +56,7 @@ export class DatasourcesService {
     }
     const url =
       input.type === 'sqlite'
-        ? confineSqliteUrl(input.url, this.config.sqliteDatasourceDir)
+        ? confineSqliteUrl(input.url, this.config.sqliteDatasourceDir, appId)
         : input.url;
     const serverVersion = await this.pools.withConnection(input.type, url, (pool) =>
       pool.serverVersion(),

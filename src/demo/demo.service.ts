@@ -1,3 +1,5 @@
+import { appSqliteFolder } from '../datasources/sqlite.dialect';
+import { mkdirSync } from 'node:fs';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { resolve } from 'node:path';
 import { ApiKeysService } from '../api-keys/api-keys.service';
@@ -38,13 +40,14 @@ export class DemoService {
   /** Seeds the demo when no app exists. @returns the address and the key (to print once), or null. */
   async seedIfEmpty(): Promise<{ address: string; key: string } | null> {
     if ((await this.apps.list()).length > 0) return null;
-    const file = resolve(this.config.sqliteDatasourceDir, 'demo.db');
-    writeDemoDataset(file);
     const app = await this.apps.create('Demo store', 'demo');
+    const folder = appSqliteFolder(this.config.sqliteDatasourceDir, app.id);
+    mkdirSync(folder, { recursive: true });
+    writeDemoDataset(resolve(folder, 'demo.db'));
     const ds = await this.datasources.create(app.id, {
       name: 'demo-sqlite',
       type: 'sqlite',
-      url: `sqlite:${file}`,
+      url: 'sqlite:demo.db',
     });
     await this.model.import(app.id, SEED_SLOT, ds.id, [
       'customers',

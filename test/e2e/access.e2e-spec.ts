@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunningApp, startApp } from '../support/app-harness';
 import { createMysqlDatabase } from '../support/mysql-fixture';
@@ -8,6 +9,7 @@ import {
   loadSalesIntoPostgres,
   loadSalesIntoSqlite,
 } from '../support/sales-fixture';
+import { placeSqliteFile } from '../support/sqlite-placement';
 import { describeWith } from '../support/services';
 
 /**
@@ -73,9 +75,16 @@ const CASES: DialectCase[] = [
     describe,
     async setup(dataDir) {
       const url = loadSalesIntoSqlite(dataDir);
-      const file = join(dataDir, 'datasources', 'sales.db');
+      const staged = join(dataDir, 'datasources', 'sales.db');
+      // Before registration the file is staged; then it lives in the app's own folder.
+      const locate = () => {
+        if (existsSync(staged)) return staged;
+        const root = join(dataDir, 'datasources');
+        const app = readdirSync(root).find((d) => existsSync(join(root, d, 'sales.db')));
+        return join(root, app!, 'sales.db');
+      };
       const exec = async (sql: string) => {
-        const db = new Database(file);
+        const db = new Database(locate());
         db.exec(sql);
         db.close();
       };
@@ -135,7 +144,11 @@ for (const dialect of CASES) {
       ).body.id;
       const ds = await run.http('POST', `/api/apps/${appId}/datasources`, {
         token,
-        body: { name: 'sales', type: dialect.type, url: db.url },
+        body: {
+          name: 'sales',
+          type: dialect.type,
+          url: placeSqliteFile(run.dataDir, appId, db.url),
+        },
       });
       expect(ds.status).toBe(201);
       const imported = await run.http('POST', `/api/apps/${appId}/model/import`, {

@@ -8,6 +8,7 @@ import {
   loadSalesIntoPostgres,
   loadSalesIntoSqlite,
 } from '../support/sales-fixture';
+import { placeSqliteFile } from '../support/sqlite-placement';
 import { describeWith } from '../support/services';
 
 /**
@@ -102,7 +103,11 @@ for (const dialect of CASES) {
       const appId = app.body.id;
       const ds = await run.http('POST', `/api/apps/${appId}/datasources`, {
         token,
-        body: { name: 'sales', type: dialect.type, url: db.url },
+        body: {
+          name: 'sales',
+          type: dialect.type,
+          url: placeSqliteFile(run.dataDir, appId, db.url),
+        },
       });
       expect(ds.status).toBe(201);
       expect(

@@ -7,6 +7,7 @@ import { ADMIN, RunningApp, startApp } from '../support/app-harness';
 import { createPgDatabase, PgDatabase } from '../support/postgres-fixture';
 import { loadSalesIntoSqlite } from '../support/sales-fixture';
 import { describeWith, SERVICE_URLS } from '../support/services';
+import { placeSqliteFile } from '../support/sqlite-placement';
 
 /** POST with a chosen Host header (fetch may not set Host). */
 function postWithHost(
@@ -169,7 +170,8 @@ describe('Platform REST over HTTP (SQLite metadata store)', () => {
       body: { name: 'x', type: 'sqlite', url: `sqlite:${run.dataDir}/platform.db` },
     });
     expect(store.status).toBe(400);
-    expect(store.body.message).toMatch(/SQLITE_DATASOURCE_DIR/);
+    expect(store.body.message).toMatch(/own datasource folder/);
+    expect(store.body.message).not.toContain(run.dataDir);
     const escape = await run.http('POST', `/api/apps/${app.body.id}/datasources`, {
       token: builder,
       body: { name: 'x', type: 'sqlite', url: 'sqlite:../platform.db' },
@@ -191,7 +193,11 @@ describe('Platform REST over HTTP (SQLite metadata store)', () => {
     ).body;
     const ds = await run.http('POST', `/api/apps/${app.id}/datasources`, {
       token: builder,
-      body: { name: 'sales', type: 'sqlite', url: loadSalesIntoSqlite(run.dataDir) },
+      body: {
+        name: 'sales',
+        type: 'sqlite',
+        url: placeSqliteFile(run.dataDir, app.id, loadSalesIntoSqlite(run.dataDir)),
+      },
     });
     expect(ds.status).toBe(201);
     const again = await run.http('POST', `/api/apps/${app.id}/datasources`, {
@@ -277,7 +283,11 @@ describe('Platform REST over HTTP (SQLite metadata store)', () => {
         body: { name: 'Refresh', address: 'refresh-test' },
       })
     ).body;
-    const url = loadSalesIntoSqlite(run.dataDir, 'refresh.db');
+    const url = placeSqliteFile(
+      run.dataDir,
+      app.id,
+      loadSalesIntoSqlite(run.dataDir, 'refresh.db'),
+    );
     const ds = (
       await run.http('POST', `/api/apps/${app.id}/datasources`, {
         token: builder,
@@ -293,7 +303,7 @@ describe('Platform REST over HTTP (SQLite metadata store)', () => {
       return res.body[0].fields.map((f: { name: string }) => f.name);
     };
     expect(await fieldsOf()).toEqual(['id', 'name', 'email', 'city', 'created_at']);
-    const db = new Database(join(run.dataDir, 'datasources', 'refresh.db'));
+    const db = new Database(join(run.dataDir, 'datasources', app.id, 'refresh.db'));
     db.exec(
       'ALTER TABLE customers ADD COLUMN vip BOOLEAN; ALTER TABLE customers DROP COLUMN city;',
     );

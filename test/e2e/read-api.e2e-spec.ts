@@ -11,6 +11,7 @@ import {
   ORDER_LINES,
   ORDERS,
 } from '../support/sales-fixture';
+import { placeSqliteFile } from '../support/sqlite-placement';
 import { describeWith } from '../support/services';
 
 /** One database behind the suite: how to create it and what differs in its answers. */
@@ -114,7 +115,11 @@ for (const dialect of CASES) {
       appId = app.body.id;
       const ds = await run.http('POST', `/api/apps/${appId}/datasources`, {
         token,
-        body: { name: 'sales', type: dialect.type, url: db.url },
+        body: {
+          name: 'sales',
+          type: dialect.type,
+          url: placeSqliteFile(run.dataDir, appId, db.url),
+        },
       });
       expect(ds.status).toBe(201);
       expect(JSON.stringify(ds.body)).not.toContain(db.url);

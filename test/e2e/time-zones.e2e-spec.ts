@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -74,10 +74,11 @@ async function call(
 }
 
 /** Sets an app up over HTTP like a builder would; returns a GraphQL caller with a key. */
-async function setUp(base: string, type: string, url: string) {
+async function setUp(base: string, type: string, url: string, place?: (appId: string) => void) {
   const { token } = await call(base, 'POST', '/api/auth/login', ADMIN);
   const auth = { authorization: `Bearer ${token}` };
   const app = await call(base, 'POST', '/api/apps', { name: 'TZ', address: 'tz' }, auth);
+  place?.(app.id);
   const ds = await call(
     base,
     'POST',
@@ -158,7 +159,16 @@ for (const c of CASES) {
           DEMO: '0',
         });
         services.push(service);
-        callers.push(await setUp(service.baseUrl, c.type, db.url));
+        // Each service's app opens SQLite files from its own folder: the same file, hard-linked
+        // there (a hard link is the file itself, not a symbolic link the service would refuse).
+        const place =
+          c.type === 'sqlite'
+            ? (appId: string) => {
+                mkdirSync(join(sqliteDir, appId), { recursive: true });
+                linkSync(join(sqliteDir, 'library.db'), join(sqliteDir, appId, 'library.db'));
+              }
+            : undefined;
+        callers.push(await setUp(service.baseUrl, c.type, db.url, place));
       }
       const [west, east] = callers;
       // Written in one zone…

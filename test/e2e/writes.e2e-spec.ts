@@ -8,6 +8,7 @@ import {
 } from '../support/library-fixture';
 import { createMysqlDatabase } from '../support/mysql-fixture';
 import { createPgDatabase } from '../support/postgres-fixture';
+import { placeSqliteFile } from '../support/sqlite-placement';
 import { describeWith } from '../support/services';
 
 interface DialectCase {
@@ -119,7 +120,11 @@ for (const dialect of CASES) {
         .body.id;
       const ds = await run.http('POST', `/api/apps/${appId}/datasources`, {
         token,
-        body: { name: 'library', type: dialect.type, url: db.url },
+        body: {
+          name: 'library',
+          type: dialect.type,
+          url: placeSqliteFile(run.dataDir, appId, db.url),
+        },
       });
       expect(ds.status).toBe(201);
       expect(
