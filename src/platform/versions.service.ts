@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, Repository } from 'typeorm';
@@ -18,11 +19,26 @@ const MAIN = 'main';
  */
 @Injectable()
 export class VersionsService {
+  /**
+   * Version heads by `appId:slot`, bounded (10,000 entries, 5 s each); every change of a head
+   * (edit, publish, a new working version) emits `ModelChanged`, which drops the app's entries on
+   * every instance. Used only while `EventsService.cachesAreSafe()`.
+   */
+  private readonly heads = new LRUCache<string, VersionHead>({ max: 10_000, ttl: 5_000 });
+  /** Head reads that went to the metadata store since start (the e2e suites read it). */
+  headReads = 0;
+
   constructor(
     @InjectRepository(AppVersionEntity) private readonly versions: Repository<AppVersionEntity>,
     @InjectDataSource() private readonly db: DataSource,
     private readonly events: EventsService,
-  ) {}
+  ) {
+    events.on('ModelChanged', ({ appId }) => {
+      for (const key of [...this.heads.keys()])
+        if (key.startsWith(`${appId}:`)) this.heads.delete(key);
+    });
+    events.on('CachesReset', () => this.heads.clear());
+  }
 
   /** Main version's id and revision: what keys, app users and anonymous callers address. */
   async mainHead(appId: string): Promise<VersionHead | null> {
@@ -106,11 +122,19 @@ export class VersionsService {
   }
 
   private async head(appId: string, slot: string): Promise<VersionHead | null> {
+    const key = `${appId}:${slot}`;
+    const safe = this.events.cachesAreSafe();
+    const cached = safe ? this.heads.get(key) : undefined;
+    if (cached) return cached;
+    this.headReads++;
     const row = await this.versions.findOne({
       where: { appId, slot },
       select: { id: true, revision: true },
     });
-    return row ? { appId, versionId: row.id, revision: row.revision } : null;
+    if (!row) return null;
+    const head = { appId, versionId: row.id, revision: row.revision };
+    if (safe) this.heads.set(key, head);
+    return head;
   }
 
   private async ensureWorking(appId: string, accountId: string): Promise<AppVersionEntity> {
