@@ -1,4 +1,17 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Req,
+} from '@nestjs/common';
+import type { Request } from 'express';
+import { LoginThrottleService } from '../platform/login-throttle.service';
 import { Access } from '../platform/access.decorator';
 import { AppsService } from '../platform/apps.service';
 import { CurrentSession } from '../platform/current-session.decorator';
@@ -20,6 +33,7 @@ export class AppAccessController {
     private readonly apps: AppsService,
     private readonly users: AppUsersService,
     private readonly permissions: PermissionsService,
+    private readonly throttle: LoginThrottleService,
   ) {}
 
   /** `POST …/users` (builders) → `201` user (never the password). */
@@ -57,8 +71,10 @@ export class AppAccessController {
   async login(
     @Param('appId') appId: string,
     @Body() body: AppUserLoginDto,
+    @Req() req: Request,
   ): Promise<{ token: string }> {
     await this.apps.get(appId);
+    await this.throttle.attempt(`${appId}:${body.email}`, req.socket.remoteAddress ?? 'unknown');
     return { token: await this.users.login(appId, body.email, body.password) };
   }
 
