@@ -1,4 +1,7 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { validateSchema } from 'graphql';
+import { DomainError, ErrorCode, invalidInput } from '../common/domain-error';
+import type { VersionDefinition } from '../platform/version-definition';
 import { LRUCache } from 'lru-cache';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -7,8 +10,8 @@ import { EventsService } from '../events/events.service';
 import type { VersionHead } from '../platform/version-definition';
 import { VersionsService } from '../platform/versions.service';
 import { CompiledDocument, compileDocument, DocumentCache } from './request/compiled-operation';
-import type { AudienceView } from './request/audience';
-import { BuiltSchema, VersionTypes } from './schema-builder';
+import { AudienceView, BUILDER, PUBLISHED } from './request/audience';
+import { BuiltSchema, DefinitionClash, VersionTypes } from './schema-builder';
 
 /** A cached schema of one (version, revision, audience), ready to compile documents against. */
 export interface ExecutableSchema extends BuiltSchema {
@@ -29,8 +32,9 @@ const MAX_SCHEMAS = 200;
  * schema in one cache bounded by bytes (`DOCUMENT_CACHE_BYTES`).
  */
 @Injectable()
-export class SchemaProviderService implements OnModuleDestroy {
+export class SchemaProviderService implements OnModuleInit, OnModuleDestroy {
   private readonly documents: DocumentCache;
+  private readonly logger = new Logger('SchemaProvider');
   private readonly schemas = new LRUCache<string, Promise<ExecutableSchema>>({
     max: MAX_SCHEMAS,
     dispose: (_entry, key) => this.documents.dropSchema(key),
@@ -96,6 +100,34 @@ export class SchemaProviderService implements OnModuleDestroy {
     );
   }
 
+  onModuleInit(): void {
+    this.versions.setProver((appId, def) => this.prove(appId, def));
+  }
+
+  /**
+   * Builds a definition's schemas (builder's and published) and validates them (CONTRACT.md §3:
+   * every change is proven before it is saved).
+   * @throws DomainError CONFLICT (409) when two parts mint one name, naming both;
+   * INVALID_INPUT (400) when the schema would not build for another reason.
+   */
+  async prove(appId: string, def: VersionDefinition): Promise<void> {
+    const capabilities = await this.datasources.capabilities(appId);
+    try {
+      const types = new VersionTypes(def, capabilities);
+      for (const audience of [BUILDER, PUBLISHED]) {
+        const errors = validateSchema(types.schemaFor(audience).schema);
+        if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
+      }
+    } catch (error) {
+      if (error instanceof DefinitionClash)
+        throw new DomainError(ErrorCode.Conflict, error.message);
+      if (error instanceof DomainError) throw error;
+      throw invalidInput(
+        `This change would leave the app's API unable to build: ${(error as Error).message}`,
+      );
+    }
+  }
+
   onModuleDestroy(): void {
     this.unsubscribe();
     this.schemas.clear();
@@ -120,8 +152,26 @@ export class SchemaProviderService implements OnModuleDestroy {
     audience: AudienceView,
     key: string,
   ): Promise<ExecutableSchema> {
-    const built = (await this.versionTypes(head)).schemaFor(audience);
-    this.schemasBuilt++;
-    return { ...built, key, audience: audience.key };
+    try {
+      const built = (await this.versionTypes(head)).schemaFor(audience);
+      const errors = validateSchema(built.schema);
+      if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
+      this.schemasBuilt++;
+      return { ...built, key, audience: audience.key };
+    } catch (error) {
+      if (error instanceof DomainError) throw error;
+      // A version that stopped building (e.g. a table changed underneath) never answers 500:
+      // its callers learn the API is unavailable; the builder also learns why.
+      const reason = (error as Error).message;
+      this.logger.warn(
+        `App ${head.appId} version ${head.versionId}@${head.revision} does not build: ${reason}`,
+      );
+      throw new DomainError(
+        ErrorCode.ApiUnavailable,
+        audience.key === BUILDER.key
+          ? `The app's API is unavailable: ${reason}`
+          : "The app's API is unavailable",
+      );
+    }
   }
 }

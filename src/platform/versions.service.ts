@@ -12,6 +12,12 @@ import { VersionDefinition, VersionHead } from './version-definition';
 const MAIN = 'main';
 
 /**
+ * Proves a changed definition of an app can be served. @throws DomainError (400/409) naming
+ * what would not build; nothing is saved then.
+ */
+export type DefinitionProver = (appId: string, def: VersionDefinition) => Promise<void>;
+
+/**
  * Versions of an app's definitions (CONTRACT.md §7, docs/adr/0003): one main version and one
  * working version per builder, created from main on the builder's first edit. Every change writes
  * the whole document and bumps `revision` in one conditional UPDATE, so a concurrent edit is
@@ -27,6 +33,16 @@ export class VersionsService {
   private readonly heads = new LRUCache<string, VersionHead>({ max: 10_000, ttl: 5_000 });
   /** Head reads that went to the metadata store since start (the e2e suites read it). */
   headReads = 0;
+  /** Builds a changed definition's schema before it is saved; set by the GraphQL gateway. */
+  private prover: DefinitionProver | null = null;
+
+  /**
+   * Registers the proof every change must pass before it is saved (the gateway owns schema
+   * building; platform cannot depend on it, so the gateway hands the proof in at start).
+   */
+  setProver(prover: DefinitionProver): void {
+    this.prover = prover;
+  }
 
   constructor(
     @InjectRepository(AppVersionEntity) private readonly versions: Repository<AppVersionEntity>,
@@ -81,6 +97,8 @@ export class VersionsService {
     const working = await this.ensureWorking(appId, accountId);
     const def = JSON.parse(working.definition) as VersionDefinition;
     const result = await change(def);
+    // Proven before it is saved (CONTRACT.md §3): a change whose schema would not build is refused.
+    await this.prover?.(appId, def);
     const updated = await this.versions
       .createQueryBuilder()
       .update(AppVersionEntity)

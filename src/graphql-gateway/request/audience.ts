@@ -24,7 +24,8 @@ export interface AudienceView {
 /** Every published operation: what app users see, and what refusals are checked against. */
 export const PUBLISHED: AudienceView = { key: 'published', includes: (f) => f.published };
 
-const BUILDER: AudienceView = { key: 'builder', includes: () => true };
+/** Every API of a working version, drafts included: what a builder sees. */
+export const BUILDER: AudienceView = { key: 'builder', includes: () => true };
 const APP_USER: AudienceView = { key: 'app-user', includes: (f) => f.published };
 const ANONYMOUS: AudienceView = {
   key: 'anonymous',
