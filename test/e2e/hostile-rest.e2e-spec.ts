@@ -123,6 +123,32 @@ describe('Hostile REST requests', () => {
     expect((await attempt(ADMIN.email, ADMIN.password)).status).toBe(200);
   });
 
+  it('answers malformed and oversized JSON without quoting the body', async () => {
+    const malformed = await raw(
+      run,
+      'POST',
+      '/api/auth/login',
+      '{"email": "a@b.c", "password": SECRETVALUE',
+      {
+        'content-type': 'application/json',
+      },
+    );
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.message).toBe('The request body is not valid JSON');
+    expect(JSON.stringify(malformed.body)).not.toContain('SECRET');
+    const big = await raw(
+      run,
+      'POST',
+      '/api/graphql/nowhere',
+      JSON.stringify({ query: 'x'.repeat(3_000_000) }),
+      {
+        'content-type': 'application/json',
+      },
+    );
+    expect(big.status).toBe(413);
+    expect(big.body.errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
   it('logs out by clearing the cookie', async () => {
     const res = await raw(run, 'POST', '/api/auth/logout', '', { cookie, origin: run.baseUrl });
     expect(res.status).toBe(204);
