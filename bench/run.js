@@ -94,7 +94,9 @@ async function json(base, method, path, body, token) {
 /** Starts the built service; resolves when it listens. */
 async function startService(env) {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
+  // BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) to profile the service.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS || '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js'], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -246,9 +248,14 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'tg-bench-'));
   const cleanups = [];
   const children = [];
-  const stop = () => children.forEach((c) => c.kill('SIGKILL'));
+  // SIGTERM first: the service closes gracefully (and writes a CPU profile when asked for one).
+  const stop = async () => {
+    for (const c of children) c.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 2000));
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  };
   process.on('SIGINT', () => {
-    stop();
+    for (const c of children) c.kill('SIGKILL');
     process.exit(130);
   });
   try {
@@ -365,7 +372,7 @@ async function main() {
     writeFileSync(join(__dirname, 'results', `${stamp}.md`), report);
     console.log(`\n${report}`);
   } finally {
-    stop();
+    await stop();
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   }
