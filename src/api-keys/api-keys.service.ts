@@ -94,6 +94,8 @@ export class ApiKeysService implements OnApplicationShutdown {
   /** When this instance last noted each key's use (for `lastUsedAt`), bounded like the cache. */
   private readonly lastNoted = new LRUCache<string, number>({ max: KEY_CACHE_ENTRIES });
   private readonly pendingWrites = new Set<Promise<unknown>>();
+  /** Raised by every invalidation: a store read that started before one is not cached. */
+  private generation = 0;
   private readonly unsubscribe: (() => void)[];
 
   constructor(
@@ -104,11 +106,15 @@ export class ApiKeysService implements OnApplicationShutdown {
   ) {
     this.unsubscribe = [
       events.on('ApiKeyRevoked', ({ keyId }) => {
+        this.generation++;
         for (const [hash, known] of this.cache.entries()) {
           if (known !== 'unknown' && known.keyId === keyId) this.cache.delete(hash);
         }
       }),
-      events.on('CachesReset', () => this.cache.clear()),
+      events.on('CachesReset', () => {
+        this.generation++;
+        this.cache.clear();
+      }),
     ];
   }
 
@@ -179,6 +185,8 @@ export class ApiKeysService implements OnApplicationShutdown {
     let known = this.events.cachesAreSafe() ? this.cache.get(hash) : undefined;
     if (!known) {
       this.keyReads++;
+      // A read that overlaps a revocation is used but not remembered: it may predate the event.
+      const generation = this.generation;
       const entity = await this.keys.findOneBy({ keyHash: hash });
       known = entity
         ? {
@@ -189,7 +197,8 @@ export class ApiKeysService implements OnApplicationShutdown {
             rateLimitPerMinute: entity.rateLimitPerMinute,
           }
         : 'unknown';
-      if (this.events.cachesAreSafe()) this.cache.set(hash, known);
+      if (this.events.cachesAreSafe() && generation === this.generation)
+        this.cache.set(hash, known);
     }
     if (known === 'unknown') throw ApiKeyErrors.invalid();
     if (known.status === 'revoked') throw ApiKeyErrors.revoked();

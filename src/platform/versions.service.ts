@@ -33,6 +33,8 @@ export class VersionsService {
   private readonly heads = new LRUCache<string, VersionHead>({ max: 10_000, ttl: 5_000 });
   /** Head reads that went to the metadata store since start (the e2e suites read it). */
   headReads = 0;
+  /** Raised by every invalidation: a store read that started before one is not cached. */
+  private generation = 0;
   /** Builds a changed definition's schema before it is saved; set by the GraphQL gateway. */
   private prover: DefinitionProver | null = null;
 
@@ -50,10 +52,14 @@ export class VersionsService {
     private readonly events: EventsService,
   ) {
     events.on('ModelChanged', ({ appId }) => {
+      this.generation++;
       for (const key of [...this.heads.keys()])
         if (key.startsWith(`${appId}:`)) this.heads.delete(key);
     });
-    events.on('CachesReset', () => this.heads.clear());
+    events.on('CachesReset', () => {
+      this.generation++;
+      this.heads.clear();
+    });
   }
 
   /** Main version's id and revision: what keys, app users and anonymous callers address. */
@@ -145,13 +151,15 @@ export class VersionsService {
     const cached = safe ? this.heads.get(key) : undefined;
     if (cached) return cached;
     this.headReads++;
+    // A read that overlaps a change is used but not remembered: it may predate the event.
+    const generation = this.generation;
     const row = await this.versions.findOne({
       where: { appId, slot },
       select: { id: true, revision: true },
     });
     if (!row) return null;
     const head = { appId, versionId: row.id, revision: row.revision };
-    if (safe) this.heads.set(key, head);
+    if (safe && generation === this.generation) this.heads.set(key, head);
     return head;
   }
 
