@@ -1,102 +1,121 @@
 'use strict';
 /**
- * Benchmark dataset: customers → orders → order_lines in a fresh SQLite file (and, when
- * BENCH_POSTGRES_URL is set, in a fresh PostgreSQL database). Deterministic sizes:
- * `customers` × `ordersPerCustomer` orders × `linesPerOrder` lines.
+ * The benchmark dataset of issue 8, generated deterministically in SQL: customers, products,
+ * orders (status among new/paid/shipped/cancelled, a numeric total, a NOT NULL placed_at) and order
+ * lines, with foreign-key indexes and `orders (status, placed_at DESC, id)`. `scale` 1 is 10,000
+ * customers, 1,000 products, 100,000 orders and 300,000 lines.
  */
 const Database = require('better-sqlite3');
+const mysql = require('mysql2/promise');
 const { Client } = require('pg');
-const { mkdirSync, rmSync } = require('node:fs');
-const { dirname } = require('node:path');
 
-const SCHEMA = {
-  sqlite: `
-    CREATE TABLE customers (id INTEGER PRIMARY KEY, name VARCHAR(100) NOT NULL, city VARCHAR(100), created_at DATETIME NOT NULL);
-    CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id), status VARCHAR(20) NOT NULL, total DECIMAL(12,2) NOT NULL);
-    CREATE INDEX orders_customer ON orders(customer_id);
-    CREATE TABLE order_lines (id INTEGER PRIMARY KEY, order_id INTEGER NOT NULL REFERENCES orders(id), product TEXT NOT NULL, quantity INTEGER NOT NULL);
-    CREATE INDEX lines_order ON order_lines(order_id);`,
-  postgres: `
-    CREATE TABLE customers (id serial PRIMARY KEY, name varchar(100) NOT NULL, city varchar(100), created_at timestamp NOT NULL);
-    CREATE TABLE orders (id serial PRIMARY KEY, customer_id integer NOT NULL REFERENCES customers(id), status varchar(20) NOT NULL, total numeric(12,2) NOT NULL);
-    CREATE INDEX orders_customer ON orders(customer_id);
-    CREATE TABLE order_lines (id serial PRIMARY KEY, order_id integer NOT NULL REFERENCES orders(id), product text NOT NULL, quantity integer NOT NULL);
-    CREATE INDEX lines_order ON order_lines(order_id);`,
-};
+const size = (scale) => ({
+  customers: Math.round(10_000 * scale),
+  products: Math.round(1_000 * scale),
+  orders: Math.round(100_000 * scale),
+  lines: Math.round(300_000 * scale),
+});
 
-const STATUSES = ['PAID', 'PENDING', 'SHIPPED', 'CANCELLED'];
-
-function* rows(size) {
-  let orderId = 0;
-  let lineId = 0;
-  for (let c = 1; c <= size.customers; c++) {
-    yield ['customers', [c, `Customer ${c}`, c % 7 === 0 ? null : `City ${c % 50}`, '2024-01-01 10:00:00']];
-    for (let o = 0; o < size.ordersPerCustomer; o++) {
-      orderId++;
-      yield ['orders', [orderId, c, STATUSES[orderId % 4], ((orderId * 37) % 10000) / 100 + 1]];
-      for (let l = 0; l < size.linesPerOrder; l++) yield ['order_lines', [++lineId, orderId, `P${(lineId % 40) + 1}`, (lineId % 5) + 1]];
-    }
-  }
-}
-
-/** Writes the dataset to `file`; returns its `sqlite:` URL. */
-function createSqliteDataset(file, size) {
-  mkdirSync(dirname(file), { recursive: true });
-  rmSync(file, { force: true });
-  const db = new Database(file);
-  db.exec(SCHEMA.sqlite);
-  const insert = {
-    customers: db.prepare('INSERT INTO customers VALUES (?,?,?,?)'),
-    orders: db.prepare('INSERT INTO orders VALUES (?,?,?,?)'),
-    order_lines: db.prepare('INSERT INTO order_lines VALUES (?,?,?,?)'),
-  };
-  db.transaction(() => {
-    for (const [table, values] of rows(size)) insert[table].run(...values);
-  })();
-  db.close();
-  return `sqlite:${file}`;
-}
-
-/** Creates database `name` on the server of `adminUrl` with the dataset; returns its URL and a drop function. */
-async function createPostgresDataset(adminUrl, name, size) {
+/** Creates database `name` on the PostgreSQL server at `adminUrl` with the dataset; returns {url, drop}. */
+async function createPostgresDataset(adminUrl, name, scale = 1) {
+  const n = size(scale);
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
   await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const db = new Client({ connectionString: url.toString() });
   await db.connect();
-  await db.query(SCHEMA.postgres);
-  const batches = { customers: [], orders: [], order_lines: [] };
-  const flush = async (table) => {
-    const list = batches[table];
-    if (!list.length) return;
-    const width = list[0].length;
-    const params = list.flat();
-    const tuples = list.map((_, i) => `(${Array.from({ length: width }, (_, j) => `$${i * width + j + 1}`).join(',')})`);
-    await db.query(`INSERT INTO ${table} VALUES ${tuples.join(',')}`, params);
-    batches[table] = [];
-  };
-  for (const [table, values] of rows(size)) {
-    batches[table].push(values);
-    if (batches[table].length >= 1000) {
-      // Parents first, so foreign keys hold.
-      for (const t of ['customers', 'orders', 'order_lines']) await flush(t);
-    }
-  }
-  for (const t of ['customers', 'orders', 'order_lines']) await flush(t);
+  await db.query(`
+    CREATE TABLE customers (id integer PRIMARY KEY, name varchar(100) NOT NULL, city varchar(100));
+    CREATE TABLE products (id integer PRIMARY KEY, name varchar(100) NOT NULL, price numeric(10,2) NOT NULL);
+    CREATE TABLE orders (id integer PRIMARY KEY, customer_id integer NOT NULL REFERENCES customers(id),
+      status varchar(20) NOT NULL, total numeric(12,2) NOT NULL, placed_at timestamptz NOT NULL);
+    CREATE TABLE order_lines (id integer PRIMARY KEY, order_id integer NOT NULL REFERENCES orders(id),
+      product_id integer NOT NULL REFERENCES products(id), quantity integer NOT NULL, price numeric(10,2) NOT NULL);
+    INSERT INTO customers SELECT g, 'Customer ' || g, 'City ' || (g % 50) FROM generate_series(1, ${n.customers}) g;
+    INSERT INTO products SELECT g, 'Product ' || g, (g % 90) + 9.99 FROM generate_series(1, ${n.products}) g;
+    INSERT INTO orders SELECT g, 1 + (g * 7919) % ${n.customers}, (ARRAY['new','paid','shipped','cancelled'])[1 + g % 4],
+      ((g * 37) % 500) + 0.25, timestamptz '2024-01-01 00:00:00+00' + g * interval '5 minutes' FROM generate_series(1, ${n.orders}) g;
+    INSERT INTO order_lines SELECT g, 1 + (g - 1) / 3, 1 + (g * 31) % ${n.products}, 1 + g % 5, ((g * 13) % 90) + 0.5
+      FROM generate_series(1, ${n.lines}) g;
+    CREATE INDEX orders_customer ON orders (customer_id);
+    CREATE INDEX lines_order ON order_lines (order_id);
+    CREATE INDEX lines_product ON order_lines (product_id);
+    CREATE INDEX orders_status_placed ON orders (status, placed_at DESC, id);
+    ANALYZE;`);
   await db.end();
   return {
     url: url.toString(),
     async drop() {
-      const c = new Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
+      await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
+      await admin.end();
+    },
+  };
+}
+
+/** The same dataset in a MariaDB/MySQL database `name` (sequence engine of MariaDB). */
+async function createMysqlDataset(adminUrl, name, scale = 1) {
+  const n = size(scale);
+  const conn = await mysql.createConnection({ uri: adminUrl, multipleStatements: true });
+  await conn.query(`DROP DATABASE IF EXISTS \`${name}\`; CREATE DATABASE \`${name}\`; USE \`${name}\`;`);
+  await conn.query(`
+    CREATE TABLE customers (id int PRIMARY KEY, name varchar(100) NOT NULL, city varchar(100));
+    CREATE TABLE products (id int PRIMARY KEY, name varchar(100) NOT NULL, price decimal(10,2) NOT NULL);
+    CREATE TABLE orders (id int PRIMARY KEY, customer_id int NOT NULL, status varchar(20) NOT NULL,
+      total decimal(12,2) NOT NULL, placed_at timestamp(3) NOT NULL, FOREIGN KEY (customer_id) REFERENCES customers(id));
+    CREATE TABLE order_lines (id int PRIMARY KEY, order_id int NOT NULL, product_id int NOT NULL, quantity int NOT NULL,
+      price decimal(10,2) NOT NULL, FOREIGN KEY (order_id) REFERENCES orders(id), FOREIGN KEY (product_id) REFERENCES products(id));
+    SET time_zone = '+00:00';
+    INSERT INTO customers SELECT seq, CONCAT('Customer ', seq), CONCAT('City ', seq % 50) FROM seq_1_to_${n.customers};
+    INSERT INTO products SELECT seq, CONCAT('Product ', seq), (seq % 90) + 9.99 FROM seq_1_to_${n.products};
+    INSERT INTO orders SELECT seq, 1 + (seq * 7919) % ${n.customers}, ELT(1 + seq % 4, 'new','paid','shipped','cancelled'),
+      ((seq * 37) % 500) + 0.25, TIMESTAMP '2024-01-01 00:00:00' + INTERVAL (seq * 5) MINUTE FROM seq_1_to_${n.orders};
+    INSERT INTO order_lines SELECT seq, 1 + (seq - 1) DIV 3, 1 + (seq * 31) % ${n.products}, 1 + seq % 5, ((seq * 13) % 90) + 0.5
+      FROM seq_1_to_${n.lines};
+    CREATE INDEX orders_status_placed ON orders (status, placed_at DESC, id);
+    ANALYZE TABLE customers, products, orders, order_lines;`);
+  await conn.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = await mysql.createConnection({ uri: adminUrl });
+      await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
       await c.end();
     },
   };
 }
 
-module.exports = { createSqliteDataset, createPostgresDataset };
+/** The same dataset in a SQLite file. */
+function createSqliteDataset(file, scale = 1) {
+  const n = size(scale);
+  const db = new Database(file);
+  db.exec(`
+    CREATE TABLE customers (id INTEGER PRIMARY KEY, name VARCHAR(100) NOT NULL, city VARCHAR(100));
+    CREATE TABLE products (id INTEGER PRIMARY KEY, name VARCHAR(100) NOT NULL, price DECIMAL(10,2) NOT NULL);
+    CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id),
+      status VARCHAR(20) NOT NULL, total DECIMAL(12,2) NOT NULL, placed_at DATETIME NOT NULL);
+    CREATE TABLE order_lines (id INTEGER PRIMARY KEY, order_id INTEGER NOT NULL REFERENCES orders(id),
+      product_id INTEGER NOT NULL REFERENCES products(id), quantity INTEGER NOT NULL, price DECIMAL(10,2) NOT NULL);
+    WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ${n.customers})
+      INSERT INTO customers SELECT n, 'Customer ' || n, 'City ' || (n % 50) FROM g;
+    WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ${n.products})
+      INSERT INTO products SELECT n, 'Product ' || n, (n % 90) + 9.99 FROM g;
+    WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ${n.orders})
+      INSERT INTO orders SELECT n, 1 + (n * 7919) % ${n.customers},
+        CASE n % 4 WHEN 0 THEN 'new' WHEN 1 THEN 'paid' WHEN 2 THEN 'shipped' ELSE 'cancelled' END,
+        ((n * 37) % 500) + 0.25, datetime('2024-01-01 00:00:00', '+' || (n * 5) || ' minutes') FROM g;
+    WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ${n.lines})
+      INSERT INTO order_lines SELECT n, 1 + (n - 1) / 3, 1 + (n * 31) % ${n.products}, 1 + n % 5, ((n * 13) % 90) + 0.5 FROM g;
+    CREATE INDEX orders_customer ON orders (customer_id);
+    CREATE INDEX lines_order ON order_lines (order_id);
+    CREATE INDEX orders_status_placed ON orders (status, placed_at DESC, id);
+    ANALYZE;`);
+  db.close();
+}
+
+module.exports = { createPostgresDataset, createMysqlDataset, createSqliteDataset, size };

@@ -1,31 +1,83 @@
 'use strict';
 /**
- * Benchmark of the GraphQL endpoint (autocannon), on the built service (`npm run bench` builds
- * first). Creates the dataset, sets the app up through the builder REST like a user would, then
- * measures three queries per datasource for BENCH_SECONDS (default 10) with BENCH_CONNECTIONS
- * (default 10) connections, and prints requests/s and latency. Loopback only.
+ * `npm run bench` (issue 8): the built service as in production (PostgreSQL metadata, Redis, a key
+ * with a high ceiling) against the raw-SQL floor (bench/floor.js: node:http + pg, one hand-written
+ * statement per request), on the same PostgreSQL dataset (bench/dataset.js), in one run. Every
+ * answer of both is compared once before timing. Reports requests/s, p50/p99, server CPU ms per
+ * request, PostgreSQL CPU ms per request, each as a ratio to the floor, the service's peak RSS,
+ * schema build time and memory for 50/200/1,000-table models, and the same workloads on MariaDB
+ * and SQLite datasources. Writes bench/results/<date>.md. Loopback only; bounded in time.
  *
- *   npm run bench                     # SQLite datasource
- *   BENCH_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench   # + PostgreSQL
+ *   BENCH_SECONDS=10 BENCH_CONNECTIONS=16 npm run bench
+ *   BENCH_POSTGRES_URL, BENCH_MYSQL_URL, BENCH_REDIS_URL override the local services.
  */
 require('reflect-metadata');
 const autocannon = require('autocannon');
-const { mkdtempSync, rmSync } = require('node:fs');
-const { tmpdir } = require('node:os');
+const { fork, spawn } = require('node:child_process');
+const { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { createServer } = require('node:net');
+const { cpus, tmpdir } = require('node:os');
+const { isDeepStrictEqual } = require('node:util');
 const { join } = require('node:path');
-const { createApp } = require('../dist/src/bootstrap');
-const { loadConfig } = require('../dist/src/config/app-config');
-const { createSqliteDataset, createPostgresDataset } = require('./dataset');
+const { createMysqlDataset, createPostgresDataset, createSqliteDataset } = require('./dataset');
 
-const SIZE = { customers: 2000, ordersPerCustomer: 5, linesPerOrder: 3 };
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 16);
+const PG = process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const MYSQL = process.env.BENCH_MYSQL_URL || 'mysql://root@127.0.0.1:3306/mysql';
+const REDIS = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
+const TICK_MS = 10; // CLK_TCK = 100 on Linux
 
+const FILTER = '{status: {eq: "shipped"}, total: {gt: 100}}';
+const PAGE = `where: ${FILTER}, order: [{placed_at: DESC}], take: 50, skip: 100`;
 const QUERIES = {
-  count: '{ countOrders(where: {status: {in: ["PAID", "SHIPPED"]}}) }',
-  page: '{ getOrders(where: {total: {gt: 20}}, order: [{total: DESC}], take: 50, skip: 100) { id status total } }',
-  nested: '{ getCustomers(take: 100, skip: 500) { id name orders(take: 5, order: [{total: DESC}]) { id total order_lines { product quantity } } } }',
+  q1: `{ getOrders(${PAGE}) { id status total placed_at } }`,
+  q2: `{ getOrders(${PAGE}) { id status total placed_at customer { id name } order_lines(take: 10) { id quantity product { id name } } } }`,
+  q3: `{ countOrders(where: ${FILTER}) }`,
 };
+const LABELS = {
+  q1: 'Q1: 50 shipped orders over 100, newest first, skip 100',
+  q2: 'Q2: Q1 + customer and lines with product',
+  q3: 'Q3: count of Q1 filter',
+};
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** utime + stime of a process, in ms. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU ms of every live `postgres` process. */
+function postgresCpuMs() {
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuMs(pid);
+    } catch {
+      /* gone */
+    }
+  }
+  return total;
+}
+
+function peakRssMb(pid) {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round(Number(m[1]) / 1024) : 0;
+}
 
 async function json(base, method, path, body, token) {
   const res = await fetch(base + path, {
@@ -33,70 +85,297 @@ async function json(base, method, path, body, token) {
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const data = await res.json();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(data)}`);
+  const text = await res.text();
+  const data = text ? JSON.parse(text) : null;
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
   return data;
 }
 
-async function setUp(base, token, address, type, url, tables) {
-  const app = await json(base, 'POST', '/api/apps', { name: address, address }, token);
-  const ds = await json(base, 'POST', `/api/apps/${app.id}/datasources`, { name: 'bench', type, url }, token);
-  await json(base, 'POST', `/api/apps/${app.id}/model/import`, { datasourceId: ds.id, tables }, token);
-  const actions = { select: true, insert: false, update: false, delete: false };
-  const apis = [
-    { name: 'orders', table: 'orders', actions },
-    { name: 'customers', table: 'customers', actions, fields: { id: true, name: true, city: true, orders: { id: true, total: true, status: true, order_lines: { product: true, quantity: true } } } },
-  ];
-  for (const spec of apis) {
-    const api = await json(base, 'POST', `/api/apps/${app.id}/apis`, spec, token);
-    await json(base, 'POST', `/api/apps/${app.id}/apis/${api.id}/publish`, undefined, token);
-  }
-  await json(base, 'POST', `/api/apps/${app.id}/versions/publish`, undefined, token);
-  const key = await json(base, 'POST', '/api/admin/api-keys', { name: `bench ${address}`, scope: [{ appId: app.id, endpoints: 'all' }], rateLimitPerMinute: 100000000 }, token);
-  return key.key;
+/** Starts the built service; resolves when it listens. */
+async function startService(env) {
+  const port = await freePort();
+  // BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) to profile the service.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS || '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js'], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('service did not start in 60 s')), 60_000);
+    child.stdout.on('data', (d) => {
+      if (String(d).includes('listening on')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`service exited with ${code}`)));
+  });
+  return { child, base: `http://127.0.0.1:${port}` };
 }
 
-function measure(url, key, query) {
+async function startFloor(url) {
+  const port = await freePort();
+  const child = fork(join(__dirname, 'floor.js'), [url, String(port)], { stdio: 'ignore' });
+  await new Promise((resolve) => child.once('message', resolve));
+  return { child, base: `http://127.0.0.1:${port}` };
+}
+
+/** Sets up an app over the builder REST, as a user would; returns the endpoint and a key. */
+async function setUpApp(base, token, address, type, url, tables, place) {
+  const app = await json(base, 'POST', '/api/apps', { name: address, address }, token);
+  const dsUrl = place ? place(app.id) : url;
+  const ds = await json(base, 'POST', `/api/apps/${app.id}/datasources`, { name: 'bench', type, url: dsUrl }, token);
+  await json(base, 'POST', `/api/apps/${app.id}/model/import`, { datasourceId: ds.id, tables }, token);
+  const actions = { select: true, insert: false, update: false, delete: false };
+  const fields = {
+    id: true,
+    status: true,
+    total: true,
+    placed_at: true,
+    customer: { id: true, name: true },
+    order_lines: { id: true, quantity: true, product: { id: true, name: true } },
+  };
+  const api = await json(base, 'POST', `/api/apps/${app.id}/apis`, { name: 'orders', table: 'orders', actions, fields }, token);
+  await json(base, 'POST', `/api/apps/${app.id}/apis/${api.id}/publish`, undefined, token);
+  await json(base, 'POST', `/api/apps/${app.id}/versions/publish`, undefined, token);
+  const key = await json(base, 'POST', '/api/admin/api-keys', {
+    name: `bench ${address}`,
+    scope: [{ appId: app.id, endpoints: 'all' }],
+    rateLimitPerMinute: 1_000_000_000,
+  }, token);
+  return { endpoint: `${base}/api/graphql/${address}`, key: key.key };
+}
+
+function load(url, opts) {
   return new Promise((resolve, reject) => {
-    autocannon(
-      { url, method: 'POST', connections: CONNECTIONS, duration: SECONDS, headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ query }) },
-      (error, result) => (error ? reject(error) : resolve(result)),
+    autocannon({ url, connections: CONNECTIONS, duration: SECONDS, ...opts }, (error, result) =>
+      error ? reject(error) : resolve(result),
     );
   });
 }
 
-async function main() {
-  const dir = mkdtempSync(join(tmpdir(), 'tg-bench-'));
-  const config = loadConfig({ DATA_DIR: dir, PLATFORM_SECRET: 'bench-platform-secret-0123456789-abcdefgh', ADMIN_EMAIL: 'bench@localhost', ADMIN_PASSWORD: 'bench-password' }, { demo: false });
-  const app = await createApp(config, { logger: false });
-  await app.listen(0, '127.0.0.1');
-  const base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
-  const { token } = await json(base, 'POST', '/api/auth/login', { email: 'bench@localhost', password: 'bench-password' });
-  const targets = [{ type: 'sqlite', url: createSqliteDataset(join(dir, 'datasources', 'bench.db'), SIZE), tables: ['customers', 'orders', 'order_lines'] }];
-  let pg = null;
-  if (process.env.BENCH_POSTGRES_URL) {
-    pg = await createPostgresDataset(process.env.BENCH_POSTGRES_URL, 'tg_bench', SIZE);
-    targets.push({ type: 'postgres', url: pg.url, tables: ['public.customers', 'public.orders', 'public.order_lines'] });
+/** Runs one workload against a target and measures its process's CPU and PostgreSQL's. */
+async function measure(target, request, pid) {
+  const cpu0 = cpuMs(pid);
+  const pg0 = postgresCpuMs();
+  const r = await load(target, request);
+  const n = r.requests.total;
+  return {
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    cpu: (cpuMs(pid) - cpu0) / n,
+    pgCpu: (postgresCpuMs() - pg0) / n,
+    errors: r.errors + r.non2xx,
+  };
+}
+
+async function graphql(endpoint, key, query) {
+  const res = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify({ query }),
+  });
+  return res.json();
+}
+
+/** Schema build time and heap for synthetic models of `n` tables, one Table API each. */
+function schemaBuilds() {
+  const { VersionTypes } = require('../dist/src/graphql-gateway/schema-builder');
+  const { PUBLISHED } = require('../dist/src/graphql-gateway/request/audience');
+  const { validateSchema } = require('graphql');
+  const out = [];
+  for (const n of [50, 200, 1000]) {
+    const col = (name, kind, extra = {}) => ({ name, dbType: kind, kind, nullable: false, hasDefault: false, generated: false, maxLength: null, ...extra });
+    const tables = Array.from({ length: n }, (_, i) => ({
+      name: `t${i}`,
+      schema: null,
+      dbName: `t${i}`,
+      datasourceId: 'ds',
+      active: true,
+      columns: [col('id', 'int'), col('name', 'text'), col('amount', 'decimal'), col('at', 'timestamptz'), col('parent_id', 'int', { nullable: true })],
+      primaryKey: ['id'],
+      foreignKeys: i > 0 ? [{ columns: ['parent_id'], referencedSchema: null, referencedTable: `t${i - 1}`, referencedColumns: ['id'] }] : [],
+    }));
+    const apis = tables.map((t, i) => ({
+      id: `api${i}`,
+      name: t.name,
+      table: t.name,
+      actions: { select: true, insert: true, update: true, delete: true },
+      public: { select: false, insert: false, update: false, delete: false },
+      fields: null,
+      status: 'published',
+      createdAt: '',
+      updatedAt: '',
+    }));
+    global.gc?.();
+    const heap0 = process.memoryUsage().heapUsed;
+    const t0 = process.hrtime.bigint();
+    const types = new VersionTypes({ tables, enums: [], apis, permissions: {} });
+    const { schema } = types.schemaFor(PUBLISHED);
+    const errors = validateSchema(schema);
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (errors.length) throw new Error(errors[0].message);
+    out.push({ tables: n, ms: Math.round(ms), heapMb: Math.round((process.memoryUsage().heapUsed - heap0) / 1048576) });
   }
-  const results = [];
+  return out;
+}
+
+/** A new, empty PostgreSQL database (the service's metadata store). */
+async function emptyPostgresDatabase(adminUrl, name) {
+  const { Client } = require('pg');
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, [name]);
+      await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
+      await admin.end();
+    },
+  };
+}
+
+const ratio = (a, b) => (b ? (a / b).toFixed(2) : '–');
+const fmt = (x) => (typeof x === 'number' ? (Number.isInteger(x) ? String(x) : x.toFixed(2)) : x);
+
+async function main() {
+  const stamp = new Date().toISOString().slice(0, 10);
+  const dir = mkdtempSync(join(tmpdir(), 'tg-bench-'));
+  const cleanups = [];
+  const children = [];
+  // SIGTERM first: the service closes gracefully (and writes a CPU profile when asked for one).
+  const stop = async () => {
+    for (const c of children) c.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 2000));
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  };
+  process.on('SIGINT', () => {
+    for (const c of children) c.kill('SIGKILL');
+    process.exit(130);
+  });
   try {
-    for (const t of targets) {
-      const key = await setUp(base, token, `bench-${t.type}`, t.type, t.url, t.tables);
-      for (const [name, query] of Object.entries(QUERIES)) {
-        const check = await fetch(`${base}/api/graphql/bench-${t.type}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ query }) });
-        const body = await check.json();
-        if (body.errors) throw new Error(`${name} on ${t.type}: ${JSON.stringify(body.errors)}`);
-        const r = await measure(`${base}/api/graphql/bench-${t.type}`, key, query);
-        results.push({ datasource: t.type, query: name, 'req/s': Math.round(r.requests.average), 'p50 ms': r.latency.p50, 'p99 ms': r.latency.p99, errors: r.errors + r.non2xx });
+    console.log('Generating the PostgreSQL dataset…');
+    const data = await createPostgresDataset(PG, 'tg_bench_data', 1);
+    cleanups.push(() => data.drop());
+    const meta = await emptyPostgresDatabase(PG, 'tg_bench_meta');
+    cleanups.push(() => meta.drop());
+    const { child: service, base } = await startService({
+      NODE_ENV: 'production',
+      DATABASE_URL: meta.url,
+      REDIS_URL: REDIS,
+      PLATFORM_SECRET: 'bench-platform-secret-0123456789-abcdefgh',
+      ADMIN_EMAIL: 'bench@localhost',
+      ADMIN_PASSWORD: 'bench-password',
+      DATA_DIR: dir,
+      DEMO: '0',
+    });
+    children.push(service);
+    const { token } = await json(base, 'POST', '/api/auth/login', { email: 'bench@localhost', password: 'bench-password' });
+    const pgApp = await setUpApp(base, token, 'bench-pg', 'postgres', data.url, ['public.customers', 'public.products', 'public.orders', 'public.order_lines']);
+    const floor = await startFloor(data.url);
+    children.push(floor.child);
+
+    console.log('Comparing every answer with the floor…');
+    for (const [name, query] of Object.entries(QUERIES)) {
+      const ours = await graphql(pgApp.endpoint, pgApp.key, query);
+      const theirs = await (await fetch(`${floor.base}/${name}`)).json();
+      if (!isDeepStrictEqual(ours, theirs)) {
+        throw new Error(`${name}: the service and the floor differ\nours:  ${JSON.stringify(ours).slice(0, 400)}\nfloor: ${JSON.stringify(theirs).slice(0, 400)}`);
       }
     }
+
+    const rows = [];
+    for (const [name, query] of Object.entries(QUERIES)) {
+      console.log(`${name}: floor…`);
+      const f = await measure(`${floor.base}/${name}`, { method: 'GET' }, floor.child.pid);
+      console.log(`${name}: service…`);
+      const s = await measure(pgApp.endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': pgApp.key },
+        body: JSON.stringify({ query }),
+      }, service.pid);
+      rows.push({ name, f, s });
+    }
+    const rss = peakRssMb(service.pid);
+
+    const others = [];
+    console.log('MariaDB and SQLite datasources (service only, scale 0.25)…');
+    try {
+      const my = await createMysqlDataset(MYSQL, 'tg_bench_data', 0.25);
+      cleanups.push(() => my.drop());
+      others.push({ type: 'mariadb', app: await setUpApp(base, token, 'bench-my', 'mysql', my.url, ['customers', 'products', 'orders', 'order_lines']) });
+    } catch (error) {
+      others.push({ type: 'mariadb', error: error.message });
+    }
+    const sqliteApp = await setUpApp(base, token, 'bench-sqlite', 'sqlite', null, ['customers', 'products', 'orders', 'order_lines'], (appId) => {
+      const folder = join(dir, 'datasources', appId);
+      mkdirSync(folder, { recursive: true });
+      createSqliteDataset(join(folder, 'bench.db'), 0.25);
+      return 'sqlite:bench.db';
+    });
+    others.push({ type: 'sqlite', app: sqliteApp });
+    const otherRows = [];
+    for (const o of others) {
+      if (o.error) {
+        otherRows.push(`| ${o.type} | – | – | – | – | not measured: ${o.error.slice(0, 80)} |`);
+        continue;
+      }
+      for (const [name, query] of Object.entries(QUERIES)) {
+        const s = await measure(o.app.endpoint, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': o.app.key },
+          body: JSON.stringify({ query }),
+        }, service.pid);
+        otherRows.push(`| ${o.type} | ${name} | ${s.rps} | ${s.p50} / ${s.p99} | ${fmt(s.cpu)} | ${s.errors} errors |`);
+      }
+    }
+    const builds = schemaBuilds();
+
+    const target = (name, s, f) =>
+      ({ q1: s.rps / f.rps >= 0.75, q2: s.rps / f.rps >= 0.5, q3: s.rps / f.rps >= 0.9 })[name];
+    const q1 = rows.find((r) => r.name === 'q1');
+    const lines = [
+      `# Benchmark ${stamp}`,
+      '',
+      `Machine: ${cpus().length} cores, node ${process.version}; PostgreSQL dataset: 10,000 customers, 1,000 products, 100,000 orders, 300,000 order lines, index orders (status, placed_at DESC, id). autocannon, ${CONNECTIONS} connections, ${SECONDS} s per workload; the floor then the service, in one run. The service as in production: built, NODE_ENV=production, PostgreSQL metadata, Redis, a key with a high ceiling. Every answer compared with the floor's before timing.`,
+      '',
+      '| workload | floor req/s | ours req/s | ours / floor | p50 / p99 ms (floor) | p50 / p99 ms (ours) | server CPU ms/req (floor / ours) | PostgreSQL CPU ms/req (floor / ours) | errors (ours) | target |',
+      '|---|---:|---:|---:|---|---|---|---|---:|---|',
+      ...rows.map(({ name, f, s }) =>
+        `| ${LABELS[name]} | ${f.rps} | ${s.rps} | ${ratio(s.rps, f.rps)} | ${f.p50} / ${f.p99} | ${s.p50} / ${s.p99} | ${fmt(f.cpu)} / ${fmt(s.cpu)} (${ratio(s.cpu, f.cpu)}×) | ${fmt(f.pgCpu)} / ${fmt(s.pgCpu)} | ${s.errors} | ${target(name, s, f) ? 'met' : 'missed'} |`,
+      ),
+      '',
+      `Server CPU per request on Q1: ${ratio(q1.s.cpu, q1.f.cpu)}× the floor's (target ≤ 2.5×: ${q1.s.cpu / q1.f.cpu <= 2.5 ? 'met' : 'missed'}). Service peak RSS under load: ${rss} MB (target < 300 MB: ${rss < 300 ? 'met' : 'missed'}).`,
+      '',
+      '## Schema build (in process, VersionTypes + published schema + validateSchema)',
+      '',
+      '| tables (one Table API each) | build ms | heap MB |',
+      '|---:|---:|---:|',
+      ...builds.map((b) => `| ${b.tables} | ${b.ms} | ${b.heapMb} |`),
+      '',
+      `1,000-table schema under 1 s: ${builds.find((b) => b.tables === 1000).ms < 1000 ? 'met' : 'missed'}.`,
+      '',
+      '## Other datasources (service only; datasets at a quarter of the size)',
+      '',
+      '| datasource | workload | req/s | p50 / p99 ms | server CPU ms/req | |',
+      '|---|---|---:|---|---:|---|',
+      ...otherRows,
+      '',
+    ];
+    const report = lines.join('\n');
+    mkdirSync(join(__dirname, 'results'), { recursive: true });
+    writeFileSync(join(__dirname, 'results', `${stamp}.md`), report);
+    console.log(`\n${report}`);
   } finally {
-    await app.close();
-    if (pg) await pg.drop();
+    await stop();
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`\n${SIZE.customers} customers, ${SIZE.customers * SIZE.ordersPerCustomer} orders, ${SIZE.customers * SIZE.ordersPerCustomer * SIZE.linesPerOrder} lines; ${CONNECTIONS} connections, ${SECONDS}s each; node ${process.version}`);
-  console.table(results);
 }
 
 main().catch((error) => {

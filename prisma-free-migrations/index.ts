@@ -1,8 +1,10 @@
 import { InitialSchema1763683200000 } from './1763683200000-initial-schema';
 import { DatasourceServerVersion1763769600000 } from './1763769600000-datasource-server-version';
+import { AppUsers1764115200000 } from './1764115200000-app-users';
 
 /** Every metadata migration, oldest first; run at start on SQLite and PostgreSQL alike. */
 export const METADATA_MIGRATIONS = [
   InitialSchema1763683200000,
   DatasourceServerVersion1763769600000,
+  AppUsers1764115200000,
 ];

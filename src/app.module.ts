@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysModule } from './api-keys/api-keys.module';
+import { AppAccessModule } from './app-access/app-access.module';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DataModelModule } from './data-model/data-model.module';
@@ -30,6 +31,7 @@ export class AppModule {
         EnumsModule,
         TableApisModule,
         ApiKeysModule,
+        AppAccessModule,
         GraphqlGatewayModule,
         HealthModule,
         DemoModule,

@@ -1,9 +1,10 @@
-import { ConsoleLogger, INestApplication, Logger } from '@nestjs/common';
+import { ConsoleLogger, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
 import cookieParser from 'cookie-parser';
 import { AppModule } from './app.module';
 import { HttpErrorFilter } from './common/http-error.filter';
+import { jsonBodiesOnly, sameOriginForCookieSessions } from './common/request-guards';
 import { createValidationPipe } from './common/validation.pipe';
 import type { AppConfig } from './config/app-config';
 import { DemoService } from './demo/demo.service';
@@ -28,8 +29,14 @@ export async function createApp(
     {
       logger,
       bufferLogs: false,
+      // JSON only (CONTRACT.md §2): no urlencoded parser; the JSON one is registered below.
+      bodyParser: false,
     },
   );
+  app.use(jsonBodiesOnly);
+  app.use(sameOriginForCookieSessions);
+  // A GraphQL query text may be 100 KB (LIMIT_QUERY_BYTES); variables add to it.
+  app.useBodyParser('json', { limit: Math.max(1_048_576, config.limits.queryBytes * 2) });
   app.use(cookieParser());
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(createValidationPipe());
@@ -37,11 +44,6 @@ export async function createApp(
   app.set('trust proxy', false);
   await app.init();
   await app.get(AccountsService).ensureFirstAdmin();
-  if (!config.redisUrl) {
-    new Logger('Config').warn(
-      'REDIS_URL is not set: rate-limit counters and change events stay in this process (single instance only)',
-    );
-  }
   return app;
 }
 

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import { METADATA_MIGRATIONS } from '../prisma-free-migrations';
 import { ApiKeyEntity } from './api-keys/entities/api-key.entity';
+import { AppUserEntity } from './app-access/entities/app-user.entity';
 import type { MetadataStoreConfig } from './config/app-config';
 import { DatasourceEntity } from './data-model/entities/datasource.entity';
 import { AccountEntity } from './platform/entities/account.entity';
@@ -16,6 +17,7 @@ export const METADATA_ENTITIES = [
   AppVersionEntity,
   DatasourceEntity,
   ApiKeyEntity,
+  AppUserEntity,
 ];
 
 /**

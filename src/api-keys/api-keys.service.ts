@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
@@ -40,6 +41,22 @@ export const KEY_PREFIX_LENGTH = 12;
 /** `lastUsedAt` is written at most once a minute per key ("accurate to within a minute"). */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+/** Keys remembered in process at most (each entry a few hundred bytes). */
+export const KEY_CACHE_ENTRIES = 10_000;
+/** How long a remembered key is trusted without a read, in ms: the safety net behind the events. */
+export const KEY_CACHE_TTL_MS = 5_000;
+
+/** What a key lookup found, as remembered. */
+type CachedKey =
+  | 'unknown'
+  | {
+      keyId: string;
+      status: 'active' | 'revoked';
+      expiresAt: number | null;
+      scope: ScopeEntry[];
+      rateLimitPerMinute: number;
+    };
+
 /** SHA-256 of a key, hex: the only form a key is stored in. */
 export function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
@@ -59,17 +76,47 @@ const view = (k: ApiKeyEntity): ApiKeyView => ({
 /**
  * Platform API keys (CONTRACT.md §5): `tgk_` + 32 random bytes (base64url), shown once, kept as
  * SHA-256 (a key has 256 bits of entropy, so a fast hash is the standard choice; a password
- * hash would only slow every request). Revocation is read from the store on every request, so it
- * takes effect on every instance at once.
+ * hash would only slow every request). Lookups are cached in process and dropped by
+ * `ApiKeyRevoked` on every instance (through Redis), so a revocation takes effect on the very next
+ * request everywhere; while Redis is away the cache is bypassed.
  */
 @Injectable()
-export class ApiKeysService {
+export class ApiKeysService implements OnApplicationShutdown {
+  /**
+   * Key lookups by hash (the key's state, or `unknown`), bounded: {@link KEY_CACHE_ENTRIES}
+   * entries, each trusted {@link KEY_CACHE_TTL_MS} at most; dropped by `ApiKeyRevoked` on every
+   * instance and used only while `EventsService.cachesAreSafe()`.
+   */
+  private readonly cache = new LRUCache<string, CachedKey>({
+    max: KEY_CACHE_ENTRIES,
+    ttl: KEY_CACHE_TTL_MS,
+  });
+  /** When this instance last noted each key's use (for `lastUsedAt`), bounded like the cache. */
+  private readonly lastNoted = new LRUCache<string, number>({ max: KEY_CACHE_ENTRIES });
+  private readonly pendingWrites = new Set<Promise<unknown>>();
+  /** Raised by every invalidation: a store read that started before one is not cached. */
+  private generation = 0;
+  private readonly unsubscribe: (() => void)[];
+
   constructor(
     @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly apps: AppsService,
     private readonly events: EventsService,
-  ) {}
+  ) {
+    this.unsubscribe = [
+      events.on('ApiKeyRevoked', ({ keyId }) => {
+        this.generation++;
+        for (const [hash, known] of this.cache.entries()) {
+          if (known !== 'unknown' && known.keyId === keyId) this.cache.delete(hash);
+        }
+      }),
+      events.on('CachesReset', () => {
+        this.generation++;
+        this.cache.clear();
+      }),
+    ];
+  }
 
   /**
    * Creates a key. @returns the view plus `key`, the only time it is shown.
@@ -125,7 +172,7 @@ export class ApiKeysService {
       if (!(await this.keys.existsBy({ id }))) throw notFound('API key', id);
       throw ApiKeyErrors.alreadyRevoked();
     }
-    this.events.apiKeyRevoked({ keyId: id });
+    await this.events.apiKeyRevoked({ keyId: id });
     return { status: 'revoked' };
   }
 
@@ -134,31 +181,65 @@ export class ApiKeysService {
    * @throws DomainError UNAUTHENTICATED with `Invalid API key`, `API key revoked` or `API key expired`.
    */
   async authenticate(key: string): Promise<KeyPrincipal> {
-    const entity = await this.keys.findOneBy({ keyHash: hashKey(key) });
-    if (!entity) throw ApiKeyErrors.invalid();
-    if (entity.status === 'revoked') throw ApiKeyErrors.revoked();
-    if (entity.expiresAt && new Date(entity.expiresAt).getTime() <= Date.now())
-      throw ApiKeyErrors.expired();
-    await this.touch(entity);
-    return {
-      keyId: entity.id,
-      scope: JSON.parse(entity.scope) as ScopeEntry[],
-      rateLimitPerMinute: entity.rateLimitPerMinute,
-    };
+    const hash = hashKey(key);
+    let known = this.events.cachesAreSafe() ? this.cache.get(hash) : undefined;
+    if (!known) {
+      this.keyReads++;
+      // A read that overlaps a revocation is used but not remembered: it may predate the event.
+      const generation = this.generation;
+      const entity = await this.keys.findOneBy({ keyHash: hash });
+      known = entity
+        ? {
+            keyId: entity.id,
+            status: entity.status,
+            expiresAt: entity.expiresAt ? new Date(entity.expiresAt).getTime() : null,
+            scope: JSON.parse(entity.scope) as ScopeEntry[],
+            rateLimitPerMinute: entity.rateLimitPerMinute,
+          }
+        : 'unknown';
+      if (this.events.cachesAreSafe() && generation === this.generation)
+        this.cache.set(hash, known);
+    }
+    if (known === 'unknown') throw ApiKeyErrors.invalid();
+    if (known.status === 'revoked') throw ApiKeyErrors.revoked();
+    if (known.expiresAt !== null && known.expiresAt <= Date.now()) throw ApiKeyErrors.expired();
+    this.noteUse(known.keyId);
+    return { keyId: known.keyId, scope: known.scope, rateLimitPerMinute: known.rateLimitPerMinute };
+  }
+
+  /** Key lookups that read the metadata store since start (the e2e suites read it). */
+  keyReads = 0;
+
+  /**
+   * Notes a use of a key: `lastUsedAt` is written at most once a minute per key and instance,
+   * off the request path (not awaited; a failed write never fails a request). CONTRACT.md §5:
+   * accurate to within a minute.
+   */
+  private noteUse(keyId: string): void {
+    const now = Date.now();
+    const last = this.lastNoted.get(keyId);
+    if (last !== undefined && now - last < LAST_USED_RESOLUTION_MS) return;
+    this.lastNoted.set(keyId, now);
+    const write = this.touch(keyId, now).catch(() => undefined);
+    this.pendingWrites.add(write);
+    void write.finally(() => this.pendingWrites.delete(write));
+  }
+
+  /** Waits for `lastUsedAt` writes still on their way (shutdown). */
+  async onApplicationShutdown(): Promise<void> {
+    this.unsubscribe.forEach((u) => u());
+    await Promise.all([...this.pendingWrites]);
   }
 
   /** Writes `lastUsedAt` when it is unset or older than a minute (one conditional UPDATE). */
-  private async touch(entity: ApiKeyEntity): Promise<void> {
-    const now = Date.now();
-    if (entity.lastUsedAt && now - new Date(entity.lastUsedAt).getTime() < LAST_USED_RESOLUTION_MS)
-      return;
+  private async touch(keyId: string, now: number): Promise<void> {
     const stale = new Date(now - LAST_USED_RESOLUTION_MS).toISOString();
     await this.keys
       .createQueryBuilder()
       .update(ApiKeyEntity)
       .set({ lastUsedAt: new Date(now).toISOString() })
       .where('id = :id AND (last_used_at IS NULL OR last_used_at < :stale)', {
-        id: entity.id,
+        id: keyId,
         stale,
       })
       .execute();

@@ -6,7 +6,7 @@ import {
   HttpStatus,
   Logger,
 } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { DomainError, ErrorCode } from './domain-error';
 
 /** The one map from domain error codes to HTTP statuses. */
@@ -52,8 +52,20 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (error instanceof HttpException) {
       const status = error.getStatus();
       const body = error.getResponse();
-      const message =
+      let message =
         typeof body === 'object' && body && 'message' in body ? body.message : error.message;
+      // The body parser's own words quote the body (which may hold a password): never echoed.
+      if (status === 400 && /JSON|Unexpected token|Unexpected end/i.test(String(message))) {
+        message = 'The request body is not valid JSON';
+      } else if (status === 413) {
+        message = 'The request body is too large';
+      }
+      const req = host.switchToHttp().getRequest<Request>();
+      if (req.path?.startsWith('/api/graphql')) {
+        const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST';
+        res.status(status).json({ errors: [{ message: String(message), extensions: { code } }] });
+        return;
+      }
       res.status(status).json({ statusCode: status, message });
       return;
     }

@@ -57,7 +57,7 @@ describe('loadConfig defaults', () => {
         inList: 1_000,
         booleanItems: 100,
         responseBytes: 32 * 1024 * 1024,
-        documentCacheBytes: 8 * 1024 * 1024,
+        documentCacheBytes: 32 * 1024 * 1024,
       },
       datasources: { statementTimeoutMs: 5_000, poolSize: 10, acquireTimeoutMs: 2_000 },
     });

@@ -60,7 +60,7 @@ export interface RequestLimits {
   booleanItems: number;
   /** `LIMIT_RESPONSE_BYTES`: bytes of row data one request may read, default 32 MiB. */
   responseBytes: number;
-  /** `DOCUMENT_CACHE_BYTES`: bytes of compiled operations kept per schema, default 8 MiB. */
+  /** `DOCUMENT_CACHE_BYTES`: bytes of compiled documents kept for all schemas together, default 32 MiB. */
   documentCacheBytes: number;
 }
 
@@ -196,7 +196,7 @@ export function loadConfig(env: Env, defaults: { demo: boolean }): AppConfig {
       inList: intIn(env, 'LIMIT_IN_LIST', 1_000, 1, 100_000),
       booleanItems: intIn(env, 'LIMIT_BOOLEAN_ITEMS', 100, 1, 100_000),
       responseBytes: intIn(env, 'LIMIT_RESPONSE_BYTES', 32 * 1024 * 1024, 1024, 2 ** 31 - 1),
-      documentCacheBytes: intIn(env, 'DOCUMENT_CACHE_BYTES', 8 * 1024 * 1024, 0, 2 ** 31 - 1),
+      documentCacheBytes: intIn(env, 'DOCUMENT_CACHE_BYTES', 32 * 1024 * 1024, 0, 2 ** 31 - 1),
     },
     datasources: {
       statementTimeoutMs: intIn(env, 'STATEMENT_TIMEOUT_MS', 5_000, 100, 3_600_000),

@@ -10,6 +10,7 @@ import {
   confineSqliteUrl,
   ensureSqliteAppFolder,
   parseSqliteUrl,
+  storedSqliteUrl,
 } from '../datasources/datasource-urls';
 import {
   DatasourceConnection,
@@ -144,9 +145,18 @@ export class DatasourcesService {
     );
   }
 
-  /** The URL a stored datasource opens with ({@link openableUrl} of its decrypted URL). */
+  /**
+   * The URL a stored datasource opens with ({@link openableUrl} of its decrypted URL). SQLite
+   * datasources saved with an absolute path inside their app's folder (as stored before URLs were
+   * kept as written) are read as the relative name they stand for.
+   */
   private storedUrl(ds: DatasourceEntity): string {
-    return this.openableUrl(ds.appId, ds.type, this.secretBox.open(ds.urlCiphertext));
+    const stored = this.secretBox.open(ds.urlCiphertext);
+    const url =
+      ds.type === 'sqlite'
+        ? storedSqliteUrl(stored, this.config.sqliteDatasourceDir, ds.appId)
+        : stored;
+    return this.openableUrl(ds.appId, ds.type, url);
   }
 
   /**

@@ -1,5 +1,8 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 import type { CompiledQuery, DatasourceType, Dialect, SqlPool, StatementResult } from './dialect';
+import { DomainError, ErrorCode } from '../common/domain-error';
 import { DatasourceErrors } from './datasources.errors';
 import { MssqlDialect } from './mssql.dialect';
 import { MysqlDialect } from './mysql.dialect';
@@ -9,12 +12,16 @@ import { SqliteDialect } from './sqlite.dialect';
 /** A datasource ready for queries: its dialect and a way to run compiled SQL on its pool. */
 export interface DatasourceConnection {
   dialect: Dialect;
-  /** Runs one statement with bound parameters. Driver errors propagate (see `Dialect.translateError`). */
-  run(query: CompiledQuery): Promise<StatementResult>;
+  /**
+   * Runs one statement with bound parameters. Driver errors propagate (see
+   * `Dialect.translateError`). `signal` cancels the statement when it fires.
+   */
+  run(query: CompiledQuery, options?: { signal?: AbortSignal }): Promise<StatementResult>;
+  /** Runs `work` in one transaction (see `SqlPool.transaction`); its statements are counted too. */
+  transaction<T>(
+    work: (run: (query: CompiledQuery) => Promise<StatementResult>) => Promise<T>,
+  ): Promise<T>;
 }
-
-/** Connections a datasource's pool keeps at most. */
-const POOL_SIZE = 10;
 
 /** Removes the password of `url` (and the URL itself) from a driver message. */
 export function redactUrl(message: string, url: string): string {
@@ -45,6 +52,8 @@ export class DatasourcePoolsService implements OnApplicationShutdown {
   private readonly pools = new Map<string, Promise<SqlPool>>();
   /** Statements run through {@link DatasourceConnection.run} since start. */
   statementsExecuted = 0;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   /** The adapter for a type. @throws DomainError INVALID_INPUT for an unsupported type. */
   dialect(type: string): Dialect {
@@ -77,10 +86,19 @@ export class DatasourcePoolsService implements OnApplicationShutdown {
     const dialect = this.dialect(type);
     return {
       dialect,
-      run: async (query) => {
+      run: async (query, options) => {
         const pool = await this.pool(datasourceId, dialect, url);
         this.statementsExecuted++;
-        return pool.run(query);
+        return pool.run(query, options);
+      },
+      transaction: async (work) => {
+        const pool = await this.pool(datasourceId, dialect, url);
+        return pool.transaction((run) =>
+          work((query) => {
+            this.statementsExecuted++;
+            return run(query);
+          }),
+        );
       },
     };
   }
@@ -97,8 +115,9 @@ export class DatasourcePoolsService implements OnApplicationShutdown {
   }
 
   private async open(dialect: Dialect, url: string, poolSize: number): Promise<SqlPool> {
+    const { statementTimeoutMs, acquireTimeoutMs } = this.config.datasources;
     try {
-      return await dialect.open(url, { poolSize });
+      return await dialect.open(url, { poolSize, statementTimeoutMs, acquireTimeoutMs });
     } catch (error) {
       if ((error as { name?: string }).name === 'DomainError') throw error;
       throw DatasourceErrors.unreachable(redactUrl((error as Error).message, url));
@@ -108,10 +127,13 @@ export class DatasourcePoolsService implements OnApplicationShutdown {
   private pool(id: string, dialect: Dialect, url: string): Promise<SqlPool> {
     let pool = this.pools.get(id);
     if (!pool) {
-      pool = this.open(dialect, url, POOL_SIZE).catch((error: Error) => {
+      pool = this.open(dialect, url, this.config.datasources.poolSize).catch((error: Error) => {
         this.pools.delete(id);
         this.logger.warn(`Datasource ${id} unreachable: ${error.message}`);
-        throw error;
+        // Callers of the GraphQL endpoint learn that it is down, never the driver's words.
+        throw error instanceof DomainError && error.code === ErrorCode.InvalidInput
+          ? error
+          : DatasourceErrors.unavailable();
       });
       this.pools.set(id, pool);
     }

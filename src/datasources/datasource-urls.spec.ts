@@ -13,11 +13,11 @@ import {
   parseMysqlUrl,
   parsePostgresUrl,
   parseSqliteUrl,
-  postgresClientOptions,
+  postgresClientConfig,
+  storedSqliteUrl,
   postgresTls,
 } from './datasource-urls';
 import { PostgresDialect } from './postgres.dialect';
-import { TypeOrmPool } from './typeorm-pool';
 
 /** The refusal `run` throws: an INVALID_INPUT DomainError. */
 function refusal(run: () => unknown): DomainError {
@@ -45,6 +45,7 @@ describe('PostgreSQL URLs', () => {
       database: 'shop',
       sslMode: 'verify-full',
       applicationName: 'reports',
+      connectTimeoutSeconds: undefined,
     });
   });
 
@@ -57,20 +58,23 @@ describe('PostgreSQL URLs', () => {
       database: 'me',
       sslMode: 'disable',
       applicationName: 'tablegraph',
+      connectTimeoutSeconds: undefined,
     });
   });
 
   it('hands pg explicit options only: no connection string, a password function, TLS built here', () => {
-    const options = postgresClientOptions('postgres://u@h/db?sslmode=require');
+    const options = postgresClientConfig('postgres://u@h/db?sslmode=require&connect_timeout=7');
     expect(Object.keys(options).sort()).toEqual([
-      'applicationName',
+      'application_name',
+      'connectionTimeoutMillis',
       'database',
       'host',
       'password',
       'port',
       'ssl',
-      'username',
+      'user',
     ]);
+    expect(options.connectionTimeoutMillis).toBe(7000);
     // A function, so pg never falls back to PGPASSWORD or the service's ~/.pgpass.
     expect(options.password()).toBe('');
     expect(options.ssl).toEqual({ rejectUnauthorized: false });
@@ -96,7 +100,7 @@ describe('PostgreSQL URLs', () => {
     ['options', '-c statement_timeout=0'],
     ['service', 'prod'],
     ['target_session_attrs', 'any'],
-    ['connect_timeout', '10'],
+    ['keepalives', '1'],
     ['ssl', 'true'],
     ['SSLMODE', 'allow'],
   ])('refuses the parameter %s, naming it and listing the accepted ones', (name, value) => {
@@ -104,7 +108,7 @@ describe('PostgreSQL URLs', () => {
       parsePostgresUrl(`postgres://u:secretpw@h/db?${name}=${encodeURIComponent(value)}`),
     );
     expect(error.message).toContain(
-      `Unknown postgres datasource URL parameter "${name}"; accepted: sslmode, application_name`,
+      `Unknown postgres datasource URL parameter "${name}"; accepted: sslmode, application_name, connect_timeout`,
     );
     expect(error.message).not.toContain(value);
     expect(error.message).not.toContain('secretpw');
@@ -128,6 +132,8 @@ describe('PostgreSQL URLs', () => {
     ['sslmode=allow', /"sslmode" takes/],
     ['sslmode=disable&sslmode=require', /"sslmode" more than once/],
     ['application_name=%0Aevil', /"application_name" takes/],
+    ['connect_timeout=0', /"connect_timeout" takes whole seconds, 1 to 999/],
+    ['connect_timeout=1000', /"connect_timeout" takes whole seconds/],
   ])('refuses %s', (query, message) => {
     expect(refusal(() => parsePostgresUrl(`postgres://u@h/db?${query}`)).message).toMatch(message);
   });
@@ -147,10 +153,11 @@ describeWith('postgres')('PostgreSQL URLs on a real server', () => {
   it('opens with sslmode=disable and application_name, as the URL says', async () => {
     const url = new URL(SERVICE_URLS.postgres);
     url.search = '?sslmode=disable&application_name=tg-url-spec';
-    const pool = await TypeOrmPool.open({
-      ...new PostgresDialect().connectionOptions(url.toString()),
+    const pool = await new PostgresDialect().open(url.toString(), {
       poolSize: 1,
-    } as never);
+      statementTimeoutMs: 5000,
+      acquireTimeoutMs: 5000,
+    });
     try {
       const { rows } = await pool.run({
         sql: `SELECT current_setting('application_name') AS name, current_user AS "user"`,
@@ -165,7 +172,7 @@ describeWith('postgres')('PostgreSQL URLs on a real server', () => {
   it('the same URL with sslrootcert never reaches pg', () => {
     const url = new URL(SERVICE_URLS.postgres);
     url.search = '?sslrootcert=/dev/zero';
-    const error = refusal(() => new PostgresDialect().connectionOptions(url.toString()));
+    const error = refusal(() => new PostgresDialect().clientConfig(url.toString()));
     expect(error.message).toMatch(/"sslrootcert"/);
   });
 
@@ -395,6 +402,28 @@ describe('SQLite files confined to the app folder (real files)', () => {
 
   it('refuses an app id that is not a plain id (a bug, never a caller input)', () => {
     expect(() => confineSqliteUrl('sqlite:sales.db', root, '../x')).toThrow(/Not an app id/);
+  });
+});
+
+describe('storedSqliteUrl', () => {
+  it("reads an absolute path inside the app's folder as the relative name it stands for", () => {
+    const root = mkdtempSync(join(tmpdir(), 'tg-stored-'));
+    try {
+      const app = '44444444-4444-4444-8444-444444444444';
+      expect(storedSqliteUrl(`sqlite:${join(root, app, 'sales.db')}`, root, app)).toBe(
+        'sqlite:sales.db',
+      );
+      expect(storedSqliteUrl(`sqlite:${join(root, app, '2024', 'q1.db')}`, root, app)).toBe(
+        'sqlite:2024/q1.db',
+      );
+      // Anything else stays as it is, and confineSqliteUrl refuses it when it is opened.
+      expect(storedSqliteUrl(`sqlite:${join(root, 'sales.db')}`, root, app)).toBe(
+        `sqlite:${join(root, 'sales.db')}`,
+      );
+      expect(storedSqliteUrl('sqlite:sales.db', root, app)).toBe('sqlite:sales.db');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
 import { join, sep } from 'node:path';
-import type { TlsOptions } from 'node:tls';
+import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import { invalidInput } from '../common/domain-error';
 
 /*
@@ -16,7 +16,7 @@ import { invalidInput } from '../common/domain-error';
 
 /** Query parameters each type accepts, as the README lists them (names as written in a URL). */
 export const URL_PARAMETERS = {
-  postgres: ['sslmode', 'application_name'],
+  postgres: ['sslmode', 'application_name', 'connect_timeout'],
   mysql: ['ssl'],
   mssql: ['encrypt', 'trustServerCertificate', 'instanceName', 'connectTimeout', 'requestTimeout'],
   sqlite: [],
@@ -142,6 +142,8 @@ export interface PostgresUrlParts {
   database: string;
   sslMode: PostgresSslMode;
   applicationName: string;
+  /** `connect_timeout`, whole seconds (1–999); undefined when the URL gives none. */
+  connectTimeoutSeconds: number | undefined;
 }
 
 const POSTGRES_SHAPE =
@@ -151,8 +153,9 @@ const POSTGRES_SHAPE =
  * Reads `postgres://user:password@host:port/database?sslmode=…&application_name=…`
  * (`postgresql://` too). One host, a host name or an IP address; port 5432 by default; the user is
  * required; the database defaults to the user's name (libpq's rule). Query parameters:
- * `sslmode` (default `disable`, pg's own default) and `application_name` (default `tablegraph`;
- * printable ASCII, at most 63 bytes, PostgreSQL's NAMEDATALEN − 1). Anything else (`sslrootcert`,
+ * `sslmode` (default `disable`, pg's own default), `application_name` (default `tablegraph`;
+ * printable ASCII, at most 63 bytes, PostgreSQL's NAMEDATALEN − 1) and `connect_timeout` (whole
+ * seconds, 1–999; libpq's 0, "wait forever", is refused). Anything else (`sslrootcert`,
  * `sslcert`, `sslkey`, `host`, `options`, …) is refused by name.
  * @throws DomainError INVALID_INPUT.
  */
@@ -172,6 +175,11 @@ export function parsePostgresUrl(url: string): PostgresUrlParts {
     throw invalidInput(
       'The postgres datasource URL parameter "application_name" takes 1 to 63 printable ASCII characters',
     );
+  const timeout = params.get('connect_timeout');
+  if (timeout !== undefined && !/^[1-9]\d{0,2}$/.test(timeout))
+    throw invalidInput(
+      'The postgres datasource URL parameter "connect_timeout" takes whole seconds, 1 to 999',
+    );
   return {
     host,
     port: parsed.port ? Number(parsed.port) : 5432,
@@ -180,6 +188,7 @@ export function parsePostgresUrl(url: string): PostgresUrlParts {
     database: databaseOf('postgres', parsed) ?? user,
     sslMode,
     applicationName,
+    connectTimeoutSeconds: timeout === undefined ? undefined : Number(timeout),
   };
 }
 
@@ -203,35 +212,40 @@ export function postgresTls(mode: PostgresSslMode): false | TlsOptions {
   }
 }
 
-/** The TypeORM PostgreSQL credentials of a URL (TypeORM passes them to `pg` as they are). */
-export interface PostgresClientOptions {
+/** The `pg` client settings of a URL (node-postgres `ClientConfig` names). */
+export interface PostgresClientConfig {
   host: string;
   port: number;
-  username: string;
+  user: string;
   /** A function: `pg` then never falls back to `PGPASSWORD` or the service's `~/.pgpass`. */
   password: () => string;
   database: string;
   ssl: false | TlsOptions;
-  applicationName: string;
+  application_name: string;
+  /** From `connect_timeout`; the pool may bound it further. */
+  connectionTimeoutMillis?: number;
 }
 
 /**
- * The explicit `pg` client options of a URL: no connection string reaches `pg`, so no URL
+ * The explicit `pg` client settings of a URL: no connection string reaches `pg`, so no URL
  * parameter can make it read a file, and every value is set so `pg` takes none from the service's
- * environment (`PGHOST`, `PGSSLMODE`, `PGAPPNAME`, `PGPASSWORD`, `~/.pgpass`: node-postgres
- * `ConnectionParameters` and `Client#_getPassword`).
+ * environment (`PGHOST`, `PGUSER`, `PGDATABASE`, `PGSSLMODE`, `PGAPPNAME`, `PGPASSWORD`,
+ * `~/.pgpass`: node-postgres `ConnectionParameters` and `Client#_getPassword`).
  * @throws DomainError INVALID_INPUT (see {@link parsePostgresUrl}).
  */
-export function postgresClientOptions(url: string): PostgresClientOptions {
+export function postgresClientConfig(url: string): PostgresClientConfig {
   const parts = parsePostgresUrl(url);
   return {
     host: parts.host,
     port: parts.port,
-    username: parts.user,
+    user: parts.user,
     password: () => parts.password,
     database: parts.database,
     ssl: postgresTls(parts.sslMode),
-    applicationName: parts.applicationName,
+    application_name: parts.applicationName,
+    ...(parts.connectTimeoutSeconds === undefined
+      ? {}
+      : { connectionTimeoutMillis: parts.connectTimeoutSeconds * 1000 }),
   };
 }
 
@@ -375,7 +389,7 @@ export function parseSqliteUrl(url: string): string {
   if (!file) throw invalidInput(SQLITE_SHAPE);
   if (file.startsWith('/') || file.startsWith('\\') || /^[A-Za-z]:/.test(file))
     throw invalidInput(
-      "A sqlite datasource URL names a file relative to this app's datasource folder " +
+      "A sqlite datasource URL names a file relative to this app's own datasource folder " +
         '(<SQLITE_DATASOURCE_DIR>/<app id>/), not an absolute path: e.g. sqlite:sales.db',
     );
   const segments = file.split('/');
@@ -512,4 +526,23 @@ export function checkDatasourceUrl(type: string, url: string): void {
         `Datasource type ${shownName(type)} is not supported; use postgres, mysql, mssql or sqlite`,
       );
   }
+}
+
+/**
+ * A stored SQLite URL as {@link confineSqliteUrl} takes it. Datasources saved with the absolute
+ * path of a file inside their app's folder (`sqlite:<root>/<appId>/sales.db`, as stored before
+ * URLs were kept as the builder wrote them) become `sqlite:sales.db`; any other absolute path
+ * stays, and is refused when opened. Relative URLs pass unchanged.
+ */
+export function storedSqliteUrl(url: string, root: string, appId: string): string {
+  if (!url.startsWith('sqlite:/')) return url;
+  const file = url.slice('sqlite:'.length);
+  const folders = [sqliteAppFolder(root, appId)];
+  try {
+    folders.push(sqliteAppFolder(realpathSync(root), appId));
+  } catch {
+    /* no root: the URL stays absolute and is refused when opened */
+  }
+  const folder = folders.find((f) => file.startsWith(f + sep));
+  return folder ? `sqlite:${file.slice(folder.length + 1)}` : url;
 }

@@ -8,6 +8,18 @@ export const DatasourceErrors = {
       ErrorCode.DatasourceUnreachable,
       `Could not connect to the datasource: ${reason}`,
     ),
+  /** A statement ran past the deadline (CONTRACT.md §6 Limits: `TIMEOUT`). */
+  timeout: (ms: number) =>
+    new DomainError(
+      ErrorCode.Timeout,
+      `The query ran past the ${ms / 1000} s statement time limit; narrow the filter or page with take/skip`,
+    ),
+  /** The datasource is down or its pool gave no connection in time (`DATASOURCE_UNAVAILABLE`). */
+  unavailable: () =>
+    new DomainError(
+      ErrorCode.DatasourceUnavailable,
+      "The app's database is unavailable or busy; try again shortly",
+    ),
   unsupportedType: (type: string) =>
     new DomainError(
       ErrorCode.InvalidInput,

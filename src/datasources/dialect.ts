@@ -76,10 +76,22 @@ export type Condition =
   | { kind: 'in'; column: string; values: unknown[]; negated: boolean }
   | { kind: 'like'; column: string; mode: 'contains' | 'startsWith' | 'endsWith'; value: string };
 
+/**
+ * The scope that admits every row: a caller no row rule bounds (a builder; a role with no rule
+ * for the table), and plans of tests and tools that read whole tables.
+ */
+export const ALL_ROWS: Condition = { kind: 'and', items: [] };
+
 /** One sort key. The planner completes every order with the primary key. */
 export interface OrderTerm {
   column: string;
   direction: 'ASC' | 'DESC';
+  /**
+   * Whether the column can hold NULL (absent: assume it can). The contract's null order is about
+   * empty values; for a NOT NULL column a dialect emits no null-ordering clause, so an index on
+   * the column can serve the order (PostgreSQL docs, "Indexes and ORDER BY").
+   */
+  nullable?: boolean;
 }
 
 /**
@@ -92,6 +104,11 @@ export interface SelectPlan {
   /** Kinds of the read columns, for adapters that must cast some in the select list. */
   kinds?: Record<string, ColumnKind>;
   where: Condition;
+  /**
+   * The rows the caller may reach (its row rules, CONTRACT.md §4), ANDed with `where`. Required,
+   * so a path that forgot the caller's rule does not compile; {@link ALL_ROWS} when none bounds it.
+   */
+  scope: Condition;
   order: OrderTerm[];
   /** Null: no limit. */
   take: number | null;
@@ -103,6 +120,11 @@ export interface SelectPlan {
 export interface CountPlan {
   table: TableRef;
   where: Condition;
+  /**
+   * The rows the caller may reach (its row rules, CONTRACT.md §4), ANDed with `where`. Required,
+   * so a path that forgot the caller's rule does not compile; {@link ALL_ROWS} when none bounds it.
+   */
+  scope: Condition;
 }
 
 /** One column's value in a write. */
@@ -124,6 +146,11 @@ export interface UpdatePlan {
   table: TableRef;
   set: ColumnValue[];
   where: Condition;
+  /**
+   * The rows the caller may reach (its row rules, CONTRACT.md §4), ANDed with `where`. Required,
+   * so a path that forgot the caller's rule does not compile; {@link ALL_ROWS} when none bounds it.
+   */
+  scope: Condition;
   returning: string[];
   kinds?: Record<string, ColumnKind>;
 }
@@ -132,6 +159,11 @@ export interface UpdatePlan {
 export interface DeletePlan {
   table: TableRef;
   where: Condition;
+  /**
+   * The rows the caller may reach (its row rules, CONTRACT.md §4), ANDed with `where`. Required,
+   * so a path that forgot the caller's rule does not compile; {@link ALL_ROWS} when none bounds it.
+   */
+  scope: Condition;
 }
 
 /** What a database refusal means, in the contract's words (CONTRACT.md §6 Database refusals). */
@@ -171,12 +203,43 @@ export interface StatementResult {
   rows: Record<string, unknown>[];
   /** Rows inserted, updated or deleted (MySQL: rows found, not only changed); undefined for SELECT. */
   affected: number | undefined;
+  /** The generated key of an INSERT where the database reports it apart from rows (MySQL). */
+  insertId?: string | number;
+}
+
+/** How a datasource's pool is bounded (`AppConfig.datasources`). */
+export interface PoolOptions {
+  /** Connections at most: also the most statements of the datasource running at once. */
+  poolSize: number;
+  /** One statement's run time, in milliseconds; past it the statement is cancelled on the server. */
+  statementTimeoutMs: number;
+  /** Wait for a free connection, in milliseconds, before `DATASOURCE_UNAVAILABLE`. */
+  acquireTimeoutMs: number;
+}
+
+/** Per-statement options: `signal` cancels the statement on the server when it fires. */
+export interface RunOptions {
+  signal?: AbortSignal;
 }
 
 /** A bounded connection pool to one database, as an adapter opened it. */
 export interface SqlPool {
-  /** Runs one statement with bound parameters. Driver errors propagate (see {@link Dialect.translateError}). */
-  run(query: CompiledQuery): Promise<StatementResult>;
+  /**
+   * Runs one statement with bound parameters, within the pool's statement deadline. Driver errors
+   * propagate (see {@link Dialect.translateError}), but a deadline reached rejects with
+   * `DomainError` TIMEOUT and a server that is down or a pool with no free connection in time
+   * with `DomainError` DATASOURCE_UNAVAILABLE. When `options.signal` fires, the statement is
+   * cancelled on the server and the call rejects with the signal's reason.
+   */
+  run(query: CompiledQuery, options?: RunOptions): Promise<StatementResult>;
+  /**
+   * Runs `work` in one transaction on one connection: committed when `work` resolves, rolled back
+   * when it throws (then the error propagates). Writes that must check a row rule after the
+   * statement use it (DESIGN.md "Table access"): nothing they wrote survives a refusal.
+   */
+  transaction<T>(
+    work: (run: (query: CompiledQuery) => Promise<StatementResult>) => Promise<T>,
+  ): Promise<T>;
   /** The server's version text (e.g. `10.11.19-MariaDB`, `16.4`), for {@link Dialect.capabilities}. */
   serverVersion(): Promise<string>;
   close(): Promise<void>;
@@ -203,7 +266,7 @@ export interface Dialect {
    * @throws DomainError INVALID_INPUT when the URL does not fit this database; the driver's
    * error when the server cannot be reached.
    */
-  open(url: string, options: { poolSize: number }): Promise<SqlPool>;
+  open(url: string, options: PoolOptions): Promise<SqlPool>;
   /** Base tables a builder could import (system schemas left out). */
   listTables(pool: SqlPool): Promise<TableRef[]>;
   /** Columns, keys and foreign keys of the given tables. */

@@ -1,3 +1,4 @@
+import { ALL_ROWS } from './dialect';
 import type { Dialect, SelectPlan } from './dialect';
 import { MssqlDialect } from './mssql.dialect';
 import { MysqlDialect } from './mysql.dialect';
@@ -19,6 +20,7 @@ const DIALECTS: Record<string, Dialect> = {
 const table = { schema: 'shop', name: 'orders' };
 
 const filtered: SelectPlan = {
+  scope: ALL_ROWS,
   table,
   columns: ['id', 'status'],
   where: {
@@ -70,7 +72,9 @@ describe('golden SQL, four dialects side by side', () => {
   });
 
   it('count with or [] (false) on every dialect', () => {
-    const out = compileAll((d) => d.compileCount({ table, where: { kind: 'or', items: [] } }));
+    const out = compileAll((d) =>
+      d.compileCount({ scope: ALL_ROWS, table, where: { kind: 'or', items: [] } }),
+    );
     expect(out.postgres.sql).toBe('SELECT COUNT(*) AS "count" FROM "shop"."orders" WHERE 1=0');
     expect(out.sqlite.sql).toBe('SELECT COUNT(*) AS "count" FROM "shop"."orders" WHERE 1=0');
     expect(out.mysql.sql).toBe('SELECT COUNT(*) AS `count` FROM `shop`.`orders` WHERE 1=0');
@@ -110,6 +114,7 @@ describe('golden SQL, four dialects side by side', () => {
     const where = { kind: 'compare' as const, column: 'id', op: 'eq' as const, value: 7 };
     const update = compileAll((d) =>
       d.compileUpdate({
+        scope: ALL_ROWS,
         table,
         set: [{ column: 'status', value: 'PAID' }],
         where,
@@ -127,7 +132,7 @@ describe('golden SQL, four dialects side by side', () => {
     expect(update.mssql.sql).toBe(
       'UPDATE [shop].[orders] SET [status] = @p1 OUTPUT INSERTED.[status] WHERE [id] = @p2',
     );
-    const del = compileAll((d) => d.compileDelete({ table, where }));
+    const del = compileAll((d) => d.compileDelete({ scope: ALL_ROWS, table, where }));
     expect(Object.fromEntries(Object.entries(del).map(([k, v]) => [k, v.sql]))).toEqual({
       postgres: 'DELETE FROM "shop"."orders" WHERE "id" = $1',
       mysql: 'DELETE FROM `shop`.`orders` WHERE `id` = ?',
@@ -139,6 +144,7 @@ describe('golden SQL, four dialects side by side', () => {
   it('batched one-to-many read: ROW_NUMBER per parent on every dialect', () => {
     const out = compileAll((d) =>
       d.compileSelect({
+        scope: ALL_ROWS,
         table,
         columns: ['id', 'customer_id'],
         where: { kind: 'in', column: 'customer_id', values: [1, 2], negated: false },

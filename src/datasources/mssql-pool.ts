@@ -1,5 +1,6 @@
 import { parseMssqlUrlParts } from './datasource-urls';
-import type { CompiledQuery, SqlPool, StatementResult } from './dialect';
+import type { CompiledQuery, RunOptions, SqlPool, StatementResult } from './dialect';
+import { DatasourceErrors } from './datasources.errors';
 
 /**
  * The part of the `mssql` package (v12, tedious driver) this adapter uses. `mssql` ships no type
@@ -16,6 +17,14 @@ interface MssqlResult {
 interface MssqlRequest {
   input(name: string, value: unknown): MssqlRequest;
   query(sql: string): Promise<MssqlResult>;
+  cancel(): void;
+}
+
+interface MssqlTransaction {
+  begin(): Promise<MssqlTransaction>;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+  request(): MssqlRequest;
 }
 
 interface MssqlConnectionPool {
@@ -27,6 +36,7 @@ interface MssqlConnectionPool {
 
 interface MssqlModule {
   ConnectionPool: new (config: MssqlConfig) => MssqlConnectionPool;
+  Transaction: new (pool: MssqlConnectionPool) => MssqlTransaction;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- untyped CommonJS package, typed above
@@ -51,7 +61,7 @@ export interface MssqlConfig {
   database?: string;
   connectionTimeout: number;
   requestTimeout: number;
-  pool: { max: number; min: number; idleTimeoutMillis: number };
+  pool: { max: number; min: number; idleTimeoutMillis: number; acquireTimeoutMillis?: number };
   options: {
     encrypt: boolean;
     trustServerCertificate: boolean;
@@ -115,13 +125,19 @@ export function parseMssqlUrl(url: string, poolSize = 10): MssqlConfig {
  * `mssql-errors.ts`) propagate unchanged.
  */
 export class MssqlPool implements SqlPool {
-  private constructor(private readonly pool: MssqlConnectionPool) {}
+  private constructor(
+    private readonly pool: MssqlConnectionPool,
+    private readonly statementTimeoutMs: number,
+  ) {}
 
   /**
    * Connects a pool with the given configuration (see {@link parseMssqlUrl}).
    * @throws the driver's `ConnectionError` when the server cannot be reached or the login fails.
    */
-  static async open(config: MssqlConfig): Promise<MssqlPool> {
+  static async open(
+    config: MssqlConfig,
+    statementTimeoutMs = config.requestTimeout,
+  ): Promise<MssqlPool> {
     const pool = new mssql.ConnectionPool(config);
     // A connection that fails after login is dropped by the pool (it fails validation) and the
     // request on it rejects with its own error; without a listener the event would crash the process.
@@ -132,20 +148,59 @@ export class MssqlPool implements SqlPool {
       await pool.close().catch(() => undefined);
       throw error;
     }
-    return new MssqlPool(pool);
+    return new MssqlPool(pool, statementTimeoutMs);
   }
 
-  async run(query: CompiledQuery): Promise<StatementResult> {
+  /** Runs a statement; `requestTimeout` is its deadline, and an aborted signal cancels it (TDS attention). */
+  async run(query: CompiledQuery, options: RunOptions = {}): Promise<StatementResult> {
+    options.signal?.throwIfAborted();
     const request = this.pool.request();
-    query.params.forEach((value, index) =>
-      request.input(`p${index + 1}`, value === undefined ? null : value),
-    );
-    const result = await request.query(query.sql);
-    const isSelect = /^\s*SELECT\b/i.test(query.sql);
-    return {
-      rows: result.recordset ?? [],
-      affected: isSelect ? undefined : result.rowsAffected[0],
-    };
+    const cancel = () => request.cancel();
+    options.signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      return await runOn(request, query);
+    } catch (error) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      throw this.classify(error);
+    } finally {
+      options.signal?.removeEventListener('abort', cancel);
+    }
+  }
+
+  /** A timeout or a lost server in the contract's terms (mssql error codes); any other as it came. */
+  private classify(error: unknown): unknown {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'ETIMEOUT') return DatasourceErrors.timeout(this.statementTimeoutMs);
+    if (
+      code === 'ESOCKET' ||
+      code === 'ECONNCLOSED' ||
+      code === 'ENOTOPEN' ||
+      code === 'EPOOLFULL'
+    ) {
+      return DatasourceErrors.unavailable();
+    }
+    return error;
+  }
+
+  async transaction<T>(
+    work: (run: (query: CompiledQuery) => Promise<StatementResult>) => Promise<T>,
+  ): Promise<T> {
+    const tx = new mssql.Transaction(this.pool);
+    await tx.begin();
+    try {
+      const result = await work(async (query) => {
+        try {
+          return await runOn(tx.request(), query);
+        } catch (error) {
+          throw this.classify(error);
+        }
+      });
+      await tx.commit();
+      return result;
+    } catch (error) {
+      await tx.rollback().catch(() => undefined);
+      throw error;
+    }
   }
 
   /** `SERVERPROPERTY('ProductVersion')`, e.g. `16.0.4135.4` (SQL Server docs, "SERVERPROPERTY"). */
@@ -160,4 +215,17 @@ export class MssqlPool implements SqlPool {
   async close(): Promise<void> {
     await this.pool.close();
   }
+}
+
+/** Runs one statement on a request (of the pool or of a transaction), parameters `@p1…@pN`. */
+async function runOn(request: MssqlRequest, query: CompiledQuery): Promise<StatementResult> {
+  query.params.forEach((value, index) =>
+    request.input(`p${index + 1}`, value === undefined ? null : value),
+  );
+  const result = await request.query(query.sql);
+  const isSelect = /^\s*SELECT\b/i.test(query.sql);
+  return {
+    rows: result.recordset ?? [],
+    affected: isSelect ? undefined : result.rowsAffected[0],
+  };
 }

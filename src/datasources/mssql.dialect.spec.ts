@@ -1,6 +1,7 @@
 import { spawnSync } from 'child_process';
 import { join } from 'path';
 import { DomainError } from '../common/domain-error';
+import { ALL_ROWS } from './dialect';
 import type {
   ColumnKind,
   CompiledQuery,
@@ -65,6 +66,7 @@ function count(plan: CountPlan): CompiledQuery {
 /** A one-table read of `dbo.customer`, ordered by id, with the given filter and no page. */
 function customers(where: Condition): SelectPlan {
   return {
+    scope: ALL_ROWS,
     table: { schema: 'dbo', name: 'customer' },
     columns: ['id', 'name'],
     where,
@@ -99,6 +101,7 @@ describe('MssqlDialect golden SQL', () => {
 
     it('binds numbers, booleans and bigints as parameters, never as text', () => {
       const q = count({
+        scope: ALL_ROWS,
         table: { schema: 'dbo', name: 'customer' },
         where: {
           kind: 'and',
@@ -185,6 +188,7 @@ describe('MssqlDialect golden SQL', () => {
 
     it('escapes %, _, [ and \\ (the escape character); ] and ^ are ordinary outside a class', () => {
       const q = count({
+        scope: ALL_ROWS,
         table: { schema: 'dbo', name: 'product' },
         where: { kind: 'like', column: 'title', mode: 'contains', value: '50%_off\\[sale]^' },
       });
@@ -196,10 +200,12 @@ describe('MssqlDialect golden SQL', () => {
 
     it('escapes in startsWith and endsWith the same way', () => {
       const starts = count({
+        scope: ALL_ROWS,
         table: { schema: 'dbo', name: 'product' },
         where: { kind: 'like', column: 'title', mode: 'startsWith', value: '[a]_b%' },
       });
       const ends = count({
+        scope: ALL_ROWS,
         table: { schema: 'dbo', name: 'product' },
         where: { kind: 'like', column: 'title', mode: 'endsWith', value: 'c\\d[' },
       });
@@ -209,13 +215,19 @@ describe('MssqlDialect golden SQL', () => {
   });
 
   describe('and / or', () => {
-    it('and: [] is 1=1, or: [] is 1=0', () => {
-      expect(count({ table: { schema: 'dbo', name: 'customer' }, where: TRUE })).toEqual({
-        sql: 'SELECT COUNT(*) AS [count] FROM [dbo].[customer] WHERE 1=1',
+    it('and: [] is no WHERE, or: [] is 1=0', () => {
+      expect(
+        count({ scope: ALL_ROWS, table: { schema: 'dbo', name: 'customer' }, where: TRUE }),
+      ).toEqual({
+        sql: 'SELECT COUNT(*) AS [count] FROM [dbo].[customer]',
         params: [],
       });
       expect(
-        count({ table: { schema: 'dbo', name: 'customer' }, where: { kind: 'or', items: [] } }),
+        count({
+          scope: ALL_ROWS,
+          table: { schema: 'dbo', name: 'customer' },
+          where: { kind: 'or', items: [] },
+        }),
       ).toEqual({
         sql: 'SELECT COUNT(*) AS [count] FROM [dbo].[customer] WHERE 1=0',
         params: [],
@@ -256,6 +268,7 @@ describe('MssqlDialect golden SQL', () => {
     it('a single-item or is still parenthesised', () => {
       expect(
         count({
+          scope: ALL_ROWS,
           table: { schema: 'dbo', name: 'customer' },
           where: {
             kind: 'or',
@@ -272,6 +285,7 @@ describe('MssqlDialect golden SQL', () => {
   describe('order', () => {
     it('multi-column order, names qualified by the table; NULLs first under ASC and last under DESC natively', () => {
       const q = select({
+        scope: ALL_ROWS,
         table: { schema: 'sales', name: 'customer' },
         columns: ['id', 'name', 'email'],
         where: TRUE,
@@ -284,7 +298,7 @@ describe('MssqlDialect golden SQL', () => {
         skip: 0,
       });
       expect(q).toEqual({
-        sql: 'SELECT [id], [name], [email] FROM [sales].[customer] WHERE 1=1 ORDER BY [customer].[name] DESC, [customer].[email] ASC, [customer].[id] ASC',
+        sql: 'SELECT [id], [name], [email] FROM [sales].[customer] ORDER BY [customer].[name] DESC, [customer].[email] ASC, [customer].[id] ASC',
         params: [],
       });
     });
@@ -292,6 +306,7 @@ describe('MssqlDialect golden SQL', () => {
 
   describe('pagination', () => {
     const base = (take: number | null, skip: number): SelectPlan => ({
+      scope: ALL_ROWS,
       table: { schema: 'dbo', name: 'customer' },
       columns: ['id'],
       where: { kind: 'compare', column: 'name', op: 'eq', value: 'Ada' },
@@ -337,6 +352,7 @@ describe('MssqlDialect golden SQL', () => {
 
   describe('partitioned select (batched one-to-many)', () => {
     const plan = (take: number | null, skip: number): SelectPlan => ({
+      scope: ALL_ROWS,
       table: { schema: 'dbo', name: 'orders' },
       columns: ['id', 'customer_id', 'total'],
       kinds: { id: 'int', customer_id: 'int', total: 'decimal' },
@@ -378,6 +394,7 @@ describe('MssqlDialect golden SQL', () => {
     it('COUNT(*) AS [count] with the filter bound', () => {
       expect(
         count({
+          scope: ALL_ROWS,
           table: { schema: 'dbo', name: 'customer' },
           where: { kind: 'compare', column: 'tier', op: 'eq', value: 'gold' },
         }),
@@ -391,6 +408,7 @@ describe('MssqlDialect golden SQL', () => {
   describe('decimal columns are read as exact text', () => {
     it('select list: CONVERT(NVARCHAR(64), col, 2) AS [col]; ORDER BY still sorts the number (qualified name)', () => {
       const q = select({
+        scope: ALL_ROWS,
         table: { schema: 'dbo', name: 'product' },
         columns: ['id', 'price', 'name', 'weight'],
         kinds: { id: 'int', price: 'decimal', name: 'text', weight: 'float' },
@@ -412,7 +430,7 @@ describe('MssqlDialect golden SQL', () => {
 
     it('without kinds nothing is cast', () => {
       const q = select({ ...customers(TRUE), columns: ['price'] });
-      expect(q.sql).toBe(`SELECT [price] FROM [dbo].[customer] WHERE 1=1 ${BY_ID}`);
+      expect(q.sql).toBe(`SELECT [price] FROM [dbo].[customer] ${BY_ID}`);
     });
   });
 
@@ -468,6 +486,7 @@ describe('MssqlDialect golden SQL', () => {
 
     it('update: SET, then OUTPUT INSERTED, then WHERE; parameters in text order', () => {
       const q = ms.compileUpdate({
+        scope: ALL_ROWS,
         table: { schema: 'dbo', name: 'orders' },
         set: [
           { column: 'status', value: 'paid' },
@@ -489,6 +508,7 @@ describe('MssqlDialect golden SQL', () => {
     it('update with nothing to read back has no OUTPUT', () => {
       expect(
         ms.compileUpdate({
+          scope: ALL_ROWS,
           table: { schema: 'dbo', name: 'orders' },
           set: [{ column: 'status', value: null }],
           where: { kind: 'compare', column: 'id', op: 'eq', value: 1 },
@@ -502,6 +522,7 @@ describe('MssqlDialect golden SQL', () => {
 
     it('delete by key', () => {
       const q = ms.compileDelete({
+        scope: ALL_ROWS,
         table: { schema: 'dbo', name: 'memberships' },
         where: {
           kind: 'and',
@@ -529,6 +550,7 @@ describe('MssqlDialect golden SQL', () => {
       expect(ms.quote('[x]')).toBe('[[x]]]');
       expect(ms.quote('Display Name')).toBe('[Display Name]');
       const q = select({
+        scope: ALL_ROWS,
         table: { schema: 'we]ird', name: 'ta]ble' },
         columns: ['c]1', 'am]t'],
         kinds: { 'c]1': 'text', 'am]t': 'decimal' },

@@ -1,4 +1,5 @@
 import type {
+  PoolOptions,
   Capabilities,
   ColumnKind,
   CompiledQuery,
@@ -233,8 +234,17 @@ export class MssqlDialect extends SqlCompiler implements Dialect {
    * @throws DomainError INVALID_INPUT for a malformed URL; the driver's ConnectionError when the
    *   server cannot be reached or refuses the login.
    */
-  async open(url: string, options: { poolSize: number }): Promise<SqlPool> {
-    return MssqlPool.open(this.connectionConfig(url, options.poolSize));
+  async open(url: string, options: PoolOptions): Promise<SqlPool> {
+    const config = this.connectionConfig(url, options.poolSize);
+    // The service's statement deadline is the request timeout; the pool waits as long as allowed.
+    return MssqlPool.open(
+      {
+        ...config,
+        requestTimeout: options.statementTimeoutMs,
+        pool: { ...config.pool, acquireTimeoutMillis: options.acquireTimeoutMs },
+      },
+      options.statementTimeoutMs,
+    );
   }
 
   /** The pool configuration of `url`; see {@link parseMssqlUrl}. @throws DomainError INVALID_INPUT. */
@@ -365,16 +375,18 @@ export class MssqlDialect extends SqlCompiler implements Dialect {
     const columns = plan.columns.map((c) => this.selectItem(c, plan.kinds?.[c])).join(', ');
     const none = plan.take === 0;
     const filter: Condition = none
-      ? { kind: 'and', items: [plan.where, { kind: 'or', items: [] }] }
-      : plan.where;
-    const where = this.condition(filter, params);
+      ? { kind: 'and', items: [this.filterOf(plan), { kind: 'or', items: [] }] }
+      : this.filterOf(plan);
+    const where = this.whereClause(filter, params);
     const exposed = this.quote(plan.table.name);
     const order = plan.order
-      .map((o) => this.orderTerm(`${exposed}.${this.quote(o.column)}`, o.direction))
+      .map((o) =>
+        this.orderTerm(`${exposed}.${this.quote(o.column)}`, o.direction, o.nullable ?? true),
+      )
       .join(', ');
     const page = none ? '' : this.paginate(plan.take, plan.skip, params);
     return {
-      sql: `SELECT ${columns} FROM ${this.tableName(plan.table)} WHERE ${where} ORDER BY ${order}${page}`,
+      sql: `SELECT ${columns} FROM ${this.tableName(plan.table)}${where} ORDER BY ${order}${page}`,
       params: params.values,
     };
   }
@@ -399,9 +411,9 @@ export class MssqlDialect extends SqlCompiler implements Dialect {
     const params = new ParamList((i) => this.placeholder(i));
     const set = plan.set.map((v) => `${this.quote(v.column)} = ${params.add(v.value)}`).join(', ');
     const output = this.returning(plan.returning, plan.kinds);
-    const where = this.condition(plan.where, params);
+    const where = this.whereClause(this.filterOf(plan), params);
     return {
-      sql: `UPDATE ${this.tableName(plan.table)} SET ${set}${output} WHERE ${where}`,
+      sql: `UPDATE ${this.tableName(plan.table)} SET ${set}${output}${where}`,
       params: params.values,
     };
   }

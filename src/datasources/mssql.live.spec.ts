@@ -1,5 +1,6 @@
 import { randomBytes } from 'crypto';
 import { describeWith, SERVICE_URLS } from '../../test/support/services';
+import { ALL_ROWS } from './dialect';
 import type {
   ColumnKind,
   CompiledQuery,
@@ -35,7 +36,11 @@ describeWith('mssql')('MssqlDialect against a real SQL Server', () => {
     await admin.run({ sql: `CREATE DATABASE ${dialect.quote(dbName)}`, params: [] });
     const url = new URL(SERVICE_URLS.mssql);
     url.pathname = `/${dbName}`;
-    pool = await dialect.open(url.toString(), { poolSize: 4 });
+    pool = await dialect.open(url.toString(), {
+      poolSize: 4,
+      statementTimeoutMs: 15_000,
+      acquireTimeoutMs: 5_000,
+    });
     major = Number((await pool.serverVersion()).split('.')[0]);
 
     await exec(`CREATE TABLE dbo.customers (
@@ -208,6 +213,7 @@ describeWith('mssql')('MssqlDialect against a real SQL Server', () => {
 
     const read = await pool.run(
       dialect.compileSelect({
+        scope: ALL_ROWS,
         table: ref('kinds'),
         columns: returning,
         kinds: kindsOf('kinds', returning),
@@ -227,6 +233,7 @@ describeWith('mssql')('MssqlDialect against a real SQL Server', () => {
     // Filters on exact and temporal values match what was written.
     const filtered = await pool.run(
       dialect.compileCount({
+        scope: ALL_ROWS,
         table: ref('kinds'),
         where: {
           kind: 'and',
@@ -293,6 +300,7 @@ describeWith('mssql')('MssqlDialect against a real SQL Server', () => {
         (
           await pool.run(
             dialect.compileCount({
+              scope: ALL_ROWS,
               table: ref('customers'),
               where: { kind: 'like', column, mode, value },
             }),
@@ -333,6 +341,7 @@ describeWith('mssql')('MssqlDialect against a real SQL Server', () => {
       pool
         .run(
           dialect.compileSelect({
+            scope: ALL_ROWS,
             table: ref('orders'),
             columns: ['id', 'total'],
             kinds: kindsOf('orders', ['id', 'total']),
@@ -364,6 +373,7 @@ describeWith('mssql')('MssqlDialect against a real SQL Server', () => {
 
     const batched = await pool.run(
       dialect.compileSelect({
+        scope: ALL_ROWS,
         table: ref('orders'),
         columns: ['customer_id', 'total'],
         kinds: kindsOf('orders', ['customer_id', 'total']),
@@ -400,6 +410,7 @@ describeWith('mssql')('MssqlDialect against a real SQL Server', () => {
     const byId = { kind: 'compare' as const, column: 'id', op: 'eq' as const, value: id };
     const updated = await pool.run(
       dialect.compileUpdate({
+        scope: ALL_ROWS,
         table: ref('customers'),
         set: [{ column: 'name', value: 'Cyrus' }],
         where: byId,
@@ -410,6 +421,7 @@ describeWith('mssql')('MssqlDialect against a real SQL Server', () => {
     expect(updated.affected).toBe(1);
     const missing = await pool.run(
       dialect.compileUpdate({
+        scope: ALL_ROWS,
         table: ref('customers'),
         set: [{ column: 'name', value: 'x' }],
         where: { ...byId, value: -1 },
@@ -418,10 +430,18 @@ describeWith('mssql')('MssqlDialect against a real SQL Server', () => {
     );
     expect(missing.rows).toEqual([]);
     expect(
-      (await pool.run(dialect.compileDelete({ table: ref('customers'), where: byId }))).affected,
+      (
+        await pool.run(
+          dialect.compileDelete({ scope: ALL_ROWS, table: ref('customers'), where: byId }),
+        )
+      ).affected,
     ).toBe(1);
     expect(
-      (await pool.run(dialect.compileDelete({ table: ref('customers'), where: byId }))).affected,
+      (
+        await pool.run(
+          dialect.compileDelete({ scope: ALL_ROWS, table: ref('customers'), where: byId }),
+        )
+      ).affected,
     ).toBe(0);
   });
 
@@ -478,6 +498,7 @@ describeWith('mssql')('MssqlDialect against a real SQL Server', () => {
     expect(
       await refusal(
         dialect.compileDelete({
+          scope: ALL_ROWS,
           table: ref('customers'),
           where: { kind: 'compare', column: 'id', op: 'eq', value: rows[0].id },
         }),

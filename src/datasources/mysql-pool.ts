@@ -1,7 +1,15 @@
 import mysql from 'mysql2/promise';
 import type { Pool, PoolOptions, ResultSetHeader } from 'mysql2/promise';
 import { parseMysqlUrl } from './datasource-urls';
-import type { CompiledQuery, SqlPool, StatementResult } from './dialect';
+import type { PoolConnection } from 'mysql2/promise';
+import type {
+  CompiledQuery,
+  PoolOptions as DatasourcePoolOptions,
+  RunOptions,
+  SqlPool,
+  StatementResult,
+} from './dialect';
+import { DatasourceErrors } from './datasources.errors';
 
 /**
  * What every pooled connection runs before its first statement:
@@ -99,7 +107,11 @@ export class MysqlPool implements SqlPool {
   /** The last error of a connection's session setup (that connection was destroyed). */
   private sessionError: Error | null = null;
 
-  private constructor(private readonly pool: Pool) {}
+  private constructor(
+    private readonly pool: Pool,
+    private readonly limits: DatasourcePoolOptions,
+    private readonly connectionConfig: PoolOptions,
+  ) {}
 
   /**
    * Opens the pool and runs one statement on it (reading the server version), so an unreachable
@@ -110,9 +122,14 @@ export class MysqlPool implements SqlPool {
    */
   static async open(
     url: string,
-    options: { poolSize: number },
+    options: { poolSize: number } & Partial<DatasourcePoolOptions>,
     sessionSql: string = MYSQL_SESSION_SQL,
   ): Promise<MysqlPool> {
+    const limits: DatasourcePoolOptions = {
+      statementTimeoutMs: 5_000,
+      acquireTimeoutMs: 2_000,
+      ...options,
+    };
     const parts = parseMysqlUrl(url);
     const config: PoolOptions = {
       host: parts.host,
@@ -141,17 +158,36 @@ export class MysqlPool implements SqlPool {
       flags: ['FOUND_ROWS', '-LOCAL_FILES'],
     };
     const pool = mysql.createPool(config);
-    const opened = new MysqlPool(pool);
+    const opened = new MysqlPool(pool, limits, config);
     pool.on('connection', (connection: unknown) => {
       const conn = connection as CoreConnection;
       conn.query(sessionSql, (error) => {
-        if (!error) return;
-        opened.sessionError = error;
-        conn.destroy();
+        if (error) {
+          opened.sessionError = error;
+          conn.destroy();
+          return;
+        }
+        // The server's own deadline per statement: MariaDB max_statement_time (seconds), else
+        // MySQL max_execution_time (milliseconds, SELECT only) (MariaDB KB "Aborting Statements
+        // that Exceed a Certain Time to Execute"; MySQL "Server System Variables").
+        conn.query(`SET SESSION max_statement_time = ${limits.statementTimeoutMs / 1000}`, (e) => {
+          if (e)
+            conn.query(
+              `SET SESSION max_execution_time = ${limits.statementTimeoutMs}`,
+              () => undefined,
+            );
+        });
       });
     });
     try {
-      await opened.serverVersion();
+      // Straight on the pool, so the driver's own reason reaches the builder who registers it.
+      const first = await pool.getConnection();
+      try {
+        const [rows] = await first.query('SELECT VERSION() AS `version`');
+        opened.version = String((rows as { version?: unknown }[])[0]?.version ?? '');
+      } finally {
+        first.release();
+      }
     } catch (error) {
       await pool.end().catch(() => undefined);
       // The statement failed because its session could not be pinned: that is the cause to report.
@@ -165,19 +201,104 @@ export class MysqlPool implements SqlPool {
    * server's affected-row count for writes (rows found, for UPDATE), the number of returned rows
    * for a write that returns rows, undefined for a SELECT. Driver errors propagate unchanged.
    */
-  async run(query: CompiledQuery): Promise<StatementResult> {
-    const [result] = await this.pool.execute(
-      query.sql,
-      query.params.map(toMysqlParameter) as never[],
-    );
-    if (Array.isArray(result)) {
-      const rows = result as Record<string, unknown>[];
-      return {
-        rows,
-        affected: /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i.test(query.sql) ? rows.length : undefined,
-      };
+  async run(query: CompiledQuery, options: RunOptions = {}): Promise<StatementResult> {
+    options.signal?.throwIfAborted();
+    const connection = await this.acquire();
+    const kill = () => void this.killQuery(connection.threadId);
+    options.signal?.addEventListener('abort', kill, { once: true });
+    try {
+      return await execute(connection, query);
+    } catch (error) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      throw this.classify(error);
+    } finally {
+      options.signal?.removeEventListener('abort', kill);
+      connection.release();
     }
-    return { rows: [], affected: (result as ResultSetHeader).affectedRows };
+  }
+
+  async transaction<T>(
+    work: (run: (query: CompiledQuery) => Promise<StatementResult>) => Promise<T>,
+  ): Promise<T> {
+    const connection = await this.acquire();
+    try {
+      await connection.beginTransaction();
+      const result = await work(async (query) => {
+        try {
+          return await execute(connection, query);
+        } catch (error) {
+          throw this.classify(error);
+        }
+      });
+      await connection.commit();
+      return result;
+    } catch (error) {
+      await connection.rollback().catch(() => undefined);
+      throw error;
+    } finally {
+      connection.release();
+    }
+  }
+
+  /**
+   * A connection of the pool within `acquireTimeoutMs` (mysql2's pool has no wait limit of its
+   * own); one that arrives later is handed back.
+   * @throws DomainError DATASOURCE_UNAVAILABLE when none came in time or the server is down.
+   */
+  private async acquire(): Promise<PoolConnection> {
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    const pending = this.pool.getConnection();
+    try {
+      return await Promise.race([
+        pending,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            timedOut = true;
+            reject(DatasourceErrors.unavailable());
+          }, this.limits.acquireTimeoutMs);
+        }),
+      ]);
+    } catch {
+      if (timedOut) pending.then((c) => c.release()).catch(() => undefined);
+      // No connection: the server is down, refuses connections, or the pool stayed full.
+      throw DatasourceErrors.unavailable();
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** A timeout or a lost server in the contract's terms; any other error as it came. */
+  private classify(error: unknown): unknown {
+    const errno = (error as { errno?: unknown }).errno;
+    // 1969 MariaDB max_statement_time, 3024 MySQL max_execution_time.
+    if (errno === 1969 || errno === 3024) {
+      return DatasourceErrors.timeout(this.limits.statementTimeoutMs);
+    }
+    return isMysqlUnavailable(error) ? DatasourceErrors.unavailable() : error;
+  }
+
+  /** Stops what a connection runs, from a connection of its own (MariaDB/MySQL `KILL QUERY`). */
+  private async killQuery(threadId: number): Promise<void> {
+    const single = { ...this.connectionConfig };
+    for (const key of [
+      'connectionLimit',
+      'maxIdle',
+      'idleTimeout',
+      'waitForConnections',
+      'queueLimit',
+    ]) {
+      delete (single as Record<string, unknown>)[key];
+    }
+    let killer: mysql.Connection | undefined;
+    try {
+      killer = await mysql.createConnection(single);
+      await killer.query(`KILL QUERY ${Number(threadId)}`);
+    } catch {
+      // The statement still ends at the server's own deadline.
+    } finally {
+      await killer?.end().catch(() => undefined);
+    }
   }
 
   /** `SELECT VERSION()`, e.g. `10.11.19-MariaDB-0+deb12u1` or `8.4.3`; read once, then cached. */
@@ -192,4 +313,59 @@ export class MysqlPool implements SqlPool {
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+/**
+ * A statement's result in the port's shape: rows for SELECT and `INSERT … RETURNING`; `affected`
+ * the server's affected-row count for writes (rows found, for UPDATE), the number of returned rows
+ * for a write that returns rows, undefined for a SELECT.
+ */
+function resultOf(query: CompiledQuery, result: unknown): StatementResult {
+  if (Array.isArray(result)) {
+    const rows = result as Record<string, unknown>[];
+    return {
+      rows,
+      affected: /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i.test(query.sql) ? rows.length : undefined,
+    };
+  }
+  const header = result as ResultSetHeader;
+  // insertId is 0 when the INSERT generated no key (mysql2 ResultSetHeader).
+  return {
+    rows: [],
+    affected: header.affectedRows,
+    ...(header.insertId ? { insertId: header.insertId } : {}),
+  };
+}
+
+/** One prepared statement on a connection, in the port's result shape. */
+async function execute(connection: PoolConnection, query: CompiledQuery): Promise<StatementResult> {
+  const [result] = await connection.execute(
+    query.sql,
+    query.params.map(toMysqlParameter) as never[],
+  );
+  return resultOf(query, result);
+}
+
+/** Errors of a MySQL/MariaDB server that is down, gone or refusing more connections. */
+function isMysqlUnavailable(error: unknown): boolean {
+  const e = error as { code?: unknown; errno?: unknown };
+  if (
+    e.errno === 1040 ||
+    e.errno === 1053 ||
+    e.errno === 2002 ||
+    e.errno === 2003 ||
+    e.errno === 2013
+  ) {
+    return true;
+  }
+  const codes = [
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ETIMEDOUT',
+    'EHOSTUNREACH',
+    'ENOTFOUND',
+    'PROTOCOL_CONNECTION_LOST',
+    'EPIPE',
+  ];
+  return typeof e.code === 'string' && codes.includes(e.code);
 }

@@ -1,4 +1,5 @@
 import mysql from 'mysql2/promise';
+import { ALL_ROWS } from './dialect';
 import type {
   ColumnKind,
   CompiledQuery,
@@ -59,6 +60,7 @@ function count(plan: CountPlan): CompiledQuery {
 
 function customers(where: Condition): SelectPlan {
   return {
+    scope: ALL_ROWS,
     table: { schema: null, name: 'customer' },
     columns: ['id', 'name'],
     where,
@@ -104,6 +106,7 @@ describe('MysqlDialect golden SQL', () => {
 
     it('binds numbers, booleans and bigints as parameters, never as text', () => {
       const q = count({
+        scope: ALL_ROWS,
         table: { schema: null, name: 'customer' },
         where: {
           kind: 'and',
@@ -182,6 +185,7 @@ describe('MysqlDialect golden SQL', () => {
 
     it('escapes %, _ and | with |; leaves \\, [ and ] alone (contains)', () => {
       const q = count({
+        scope: ALL_ROWS,
         table: { schema: null, name: 'product' },
         where: { kind: 'like', column: 'title', mode: 'contains', value: '50%_off\\[sale]|x' },
       });
@@ -193,10 +197,12 @@ describe('MysqlDialect golden SQL', () => {
 
     it('escapes in startsWith and endsWith the same way', () => {
       const starts = count({
+        scope: ALL_ROWS,
         table: { schema: null, name: 'product' },
         where: { kind: 'like', column: 'title', mode: 'startsWith', value: '[a]_b%' },
       });
       const ends = count({
+        scope: ALL_ROWS,
         table: { schema: null, name: 'product' },
         where: { kind: 'like', column: 'title', mode: 'endsWith', value: 'c\\d|' },
       });
@@ -206,6 +212,7 @@ describe('MysqlDialect golden SQL', () => {
 
     it('a value made only of specials is fully escaped; the SQL never holds a backslash', () => {
       const q = count({
+        scope: ALL_ROWS,
         table: { schema: null, name: 'product' },
         where: { kind: 'like', column: 'title', mode: 'contains', value: '%%__||\\\\' },
       });
@@ -221,13 +228,19 @@ describe('MysqlDialect golden SQL', () => {
   });
 
   describe('and / or', () => {
-    it('and: [] is true (1=1), or: [] false (1=0)', () => {
-      expect(count({ table: { schema: null, name: 'customer' }, where: TRUE })).toEqual({
-        sql: 'SELECT COUNT(*) AS `count` FROM `customer` WHERE 1=1',
+    it('and: [] is true (no WHERE), or: [] false (1=0)', () => {
+      expect(
+        count({ scope: ALL_ROWS, table: { schema: null, name: 'customer' }, where: TRUE }),
+      ).toEqual({
+        sql: 'SELECT COUNT(*) AS `count` FROM `customer`',
         params: [],
       });
       expect(
-        count({ table: { schema: null, name: 'customer' }, where: { kind: 'or', items: [] } }),
+        count({
+          scope: ALL_ROWS,
+          table: { schema: null, name: 'customer' },
+          where: { kind: 'or', items: [] },
+        }),
       ).toEqual({
         sql: 'SELECT COUNT(*) AS `count` FROM `customer` WHERE 1=0',
         params: [],
@@ -268,6 +281,7 @@ describe('MysqlDialect golden SQL', () => {
     it('a single-item and/or is still parenthesised', () => {
       expect(
         count({
+          scope: ALL_ROWS,
           table: { schema: null, name: 'customer' },
           where: {
             kind: 'or',
@@ -284,6 +298,7 @@ describe('MysqlDialect golden SQL', () => {
   describe('order', () => {
     it('multi-column order needs no NULLS clause: MySQL sorts NULL first under ASC, last under DESC', () => {
       const q = select({
+        scope: ALL_ROWS,
         table: { schema: null, name: 'customer' },
         columns: ['id', 'name', 'email'],
         where: TRUE,
@@ -296,7 +311,7 @@ describe('MysqlDialect golden SQL', () => {
         skip: 0,
       });
       expect(q).toEqual({
-        sql: 'SELECT `id`, `name`, `email` FROM `customer` WHERE 1=1 ORDER BY `name` DESC, `email` ASC, `id` ASC',
+        sql: 'SELECT `id`, `name`, `email` FROM `customer` ORDER BY `name` DESC, `email` ASC, `id` ASC',
         params: [],
       });
     });
@@ -304,6 +319,7 @@ describe('MysqlDialect golden SQL', () => {
 
   describe('pagination', () => {
     const base = (take: number | null, skip: number): SelectPlan => ({
+      scope: ALL_ROWS,
       table: { schema: null, name: 'customer' },
       columns: ['id'],
       where: { kind: 'compare', column: 'name', op: 'eq', value: 'Ada' },
@@ -349,6 +365,7 @@ describe('MysqlDialect golden SQL', () => {
 
   describe('partitioned select (batched one-to-many)', () => {
     const plan = (take: number | null, skip: number): SelectPlan => ({
+      scope: ALL_ROWS,
       table: { schema: 'shop', name: 'orders' },
       columns: ['id', 'customer_id', 'status'],
       where: {
@@ -391,6 +408,7 @@ describe('MysqlDialect golden SQL', () => {
   describe('identifiers', () => {
     it('qualifies tables with their database and doubles embedded backticks', () => {
       const q = select({
+        scope: ALL_ROWS,
         table: { schema: 'we`ird', name: 'my `table`' },
         columns: ['id', 'say `hi`'],
         where: { kind: 'compare', column: 'say `hi`', op: 'eq', value: 'hello' },
@@ -430,7 +448,9 @@ describe('MysqlDialect golden SQL', () => {
           { kind: 'null', column: 'email', negated: true },
         ],
       };
-      expect(count({ table: { schema: 'shop', name: 'customer' }, where })).toEqual({
+      expect(
+        count({ scope: ALL_ROWS, table: { schema: 'shop', name: 'customer' }, where }),
+      ).toEqual({
         sql: `SELECT COUNT(*) AS \`count\` FROM \`shop\`.\`customer\` WHERE (${like('`name`')} OR \`email\` IS NOT NULL)`,
         params: ['Ad%'],
       });
@@ -483,6 +503,7 @@ describe('MysqlDialect golden SQL', () => {
 
     it('update: SET then WHERE, and never RETURNING even when asked', () => {
       const plan = {
+        scope: ALL_ROWS,
         table,
         set: [
           { column: 'name', value: 'Grace' },
@@ -502,6 +523,7 @@ describe('MysqlDialect golden SQL', () => {
 
     it('delete by key', () => {
       const q = my.compileDelete({
+        scope: ALL_ROWS,
         table,
         where: {
           kind: 'and',

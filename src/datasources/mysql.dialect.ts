@@ -1,4 +1,5 @@
 import type {
+  PoolOptions,
   Capabilities,
   ColumnKind,
   CompiledQuery,
@@ -147,7 +148,7 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
   readonly type = 'mysql' as const;
 
   /** See {@link MysqlPool.open}. @throws DomainError INVALID_INPUT for a URL that is not a mysql URL. */
-  async open(url: string, options: { poolSize: number }): Promise<SqlPool> {
+  async open(url: string, options: { poolSize: number } & Partial<PoolOptions>): Promise<SqlPool> {
     return MysqlPool.open(url, options);
   }
 

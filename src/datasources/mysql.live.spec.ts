@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
 import { SERVICE_URLS, describeWith } from '../../test/support/services';
+import { ALL_ROWS } from './dialect';
 import type {
   CompiledQuery,
   Condition,
@@ -432,6 +433,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       const names = kinds.map((c) => c.name);
       const { rows } = await pool.run(
         dialect.compileSelect({
+          scope: ALL_ROWS,
           table: table('kinds'),
           columns: names,
           where: { kind: 'compare', column: 'id', op: 'eq', value: id },
@@ -481,7 +483,8 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       const c = (name: string) => kinds.find((k) => k.name === name)!;
       const countWhere = async (where: Condition) =>
         Number(
-          (await pool.run(dialect.compileCount({ table: table('kinds'), where }))).rows[0].count,
+          (await pool.run(dialect.compileCount({ scope: ALL_ROWS, table: table('kinds'), where })))
+            .rows[0].count,
         );
       const cmp = (name: string, op: 'eq' | 'lt' | 'gt', value: unknown): Condition => ({
         kind: 'compare',
@@ -542,6 +545,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       const where: Condition = { kind: 'compare', column: 'id', op: 'eq', value: id };
       const same = await pool.run(
         dialect.compileUpdate({
+          scope: ALL_ROWS,
           table: table('kinds'),
           set: [{ column: 'tiny', value: -128 }],
           where,
@@ -551,6 +555,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       expect(same).toEqual({ rows: [], affected: 1 });
       const none = await pool.run(
         dialect.compileUpdate({
+          scope: ALL_ROWS,
           table: table('kinds'),
           set: [{ column: 'tiny', value: 1 }],
           where: { kind: 'compare', column: 'id', op: 'eq', value: 999 },
@@ -564,6 +569,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       expect(extra.affected).toBe(1);
       const removed = await pool.run(
         dialect.compileDelete({
+          scope: ALL_ROWS,
           table: table('kinds'),
           where: { kind: 'compare', column: 'id', op: 'gt', value: id },
         }),
@@ -573,6 +579,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
         (
           await pool.run(
             dialect.compileDelete({
+              scope: ALL_ROWS,
               table: table('kinds'),
               where: { kind: 'compare', column: 'id', op: 'gt', value: id },
             }),
@@ -586,6 +593,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
         (
           await pool.run(
             dialect.compileSelect({
+              scope: ALL_ROWS,
               table: table('texts'),
               columns: ['id'],
               where: { kind: 'and', items: [] },
@@ -605,6 +613,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       );
       const { rows } = await pool.run(
         dialect.compileSelect({
+          scope: ALL_ROWS,
           table: table('orders'),
           columns: ['id', 'customer_id'],
           where: { kind: 'in', column: 'customer_id', values: [1, 2], negated: false },
@@ -623,6 +632,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
         (
           await pool.run(
             dialect.compileSelect({
+              scope: ALL_ROWS,
               table: table('texts'),
               columns: ['id'],
               where: { kind: 'in', column: 'id', values: [15, 16], negated: false },
@@ -652,6 +662,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       expect(result.affected).toBe(1);
       await pool.run(
         dialect.compileDelete({
+          scope: ALL_ROWS,
           table: table('customers'),
           where: { kind: 'compare', column: 'id', op: 'eq', value: 3 },
         }),
@@ -665,6 +676,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       const names = ['born', 'at_local', 'at_instant'];
       const { rows } = await p.run(
         dialect.compileSelect({
+          scope: ALL_ROWS,
           table: table('kinds'),
           columns: names,
           where: { kind: 'compare', column: 'id', op: 'eq', value: id },
@@ -709,12 +721,12 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
         const names = ['born', 'at_local', 'at_instant'];
         const where = { kind: 'compare', column: 'id', op: 'eq', value: 1 };
         const read = async () => {
-          const { rows } = await pool.run(dialect.compileSelect({ table: { schema: table.schema, name: 'kinds' }, columns: names, where, order: [{ column: 'id', direction: 'ASC' }], take: 1, skip: 0 }));
+          const { rows } = await pool.run(dialect.compileSelect({ table: { schema: table.schema, name: 'kinds' }, columns: names, where, scope: { kind: 'and', items: [] }, order: [{ column: 'id', direction: 'ASC' }], take: 1, skip: 0 }));
           return Object.fromEntries(names.map((n) => [n, dialect.formatValue(table.columns.find((c) => c.name === n), rows[0][n])]));
         };
         const before = await read();
         const ts = table.columns.find((c) => c.name === 'at_instant');
-        await pool.run(dialect.compileUpdate({ table: { schema: table.schema, name: 'kinds' }, set: [{ column: 'at_instant', value: dialect.bindValue(ts, '2024-01-02T00:04:05.678-03:00') }], where, returning: [] }));
+        await pool.run(dialect.compileUpdate({ table: { schema: table.schema, name: 'kinds' }, set: [{ column: 'at_instant', value: dialect.bindValue(ts, '2024-01-02T00:04:05.678-03:00') }], where, scope: { kind: 'and', items: [] }, returning: [] }));
         const after = await read();
         await pool.close();
         process.stdout.write(JSON.stringify({ offset: new Date(Date.UTC(2024, 0, 1)).getTimezoneOffset(), before, after }));
@@ -771,6 +783,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       }
       await pool.run(
         dialect.compileDelete({
+          scope: ALL_ROWS,
           table: table('kinds'),
           where: { kind: 'compare', column: 'id', op: 'eq', value: 50 },
         }),
@@ -815,6 +828,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       (
         await p.run(
           dialect.compileSelect({
+            scope: ALL_ROWS,
             table: table('texts'),
             columns: ['id'],
             where: { kind: 'like', column: columnName, mode, value },
@@ -916,6 +930,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       });
     const update = (name: string, set: Record<string, unknown>, id: unknown) =>
       dialect.compileUpdate({
+        scope: ALL_ROWS,
         table: table(name),
         set: Object.entries(set).map(([column, value]) => ({ column, value })),
         where: { kind: 'compare', column: 'id', op: 'eq', value: id },
@@ -923,6 +938,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       });
     const remove = (name: string, id: unknown) =>
       dialect.compileDelete({
+        scope: ALL_ROWS,
         table: table(name),
         where: { kind: 'compare', column: 'id', op: 'eq', value: id },
       });

@@ -1,9 +1,10 @@
-import { types as pgTypes } from 'pg';
+import type { TlsOptions } from 'node:tls';
+import { PoolConfig, types as pgTypes } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
-import { postgresClientOptions } from './datasource-urls';
 import type {
   Capabilities,
   ColumnKind,
+  PoolOptions,
   DatabaseRefusal,
   Dialect,
   IntrospectedTable,
@@ -12,7 +13,8 @@ import type {
   TableRef,
   WriteContext,
 } from './dialect';
-import { TypeOrmPool } from './typeorm-pool';
+import { postgresClientConfig } from './datasource-urls';
+import { PostgresPool } from './postgres-pool';
 import { translatePostgresError } from './postgres-errors';
 import { SqlCompiler } from './sql-compiler';
 import { formatCommon } from './value-format';
@@ -57,31 +59,36 @@ export function postgresKind(dbType: string): ColumnKind {
 export class PostgresDialect extends SqlCompiler implements Dialect {
   readonly type = 'postgres' as const;
 
-  async open(url: string, options: { poolSize: number }): Promise<SqlPool> {
-    return TypeOrmPool.open({
-      ...this.connectionOptions(url),
-      poolSize: options.poolSize,
-    } as DataSourceOptions);
+  /** Opens a {@link PostgresPool}: URL parsed by `postgresClientConfig`, dates as text, UTC sessions. */
+  async open(url: string, options: PoolOptions): Promise<SqlPool> {
+    return PostgresPool.open(this.clientConfig(url), options);
   }
 
   capabilities(): Capabilities {
     return { insertReturning: true, updateReturning: true };
   }
 
-  /** TypeORM options of a pool: date/time types kept as text, sessions in UTC. */
+  /**
+   * The `pg` settings of a datasource URL (allow-listed by `postgresClientConfig`): date/time
+   * types kept as text, sessions in UTC (timestamptz text then always carries +00).
+   * @throws DomainError INVALID_INPUT for a URL outside the allow-list.
+   */
+  clientConfig(url: string): PoolConfig {
+    return { ...postgresClientConfig(url), types: typeParsers, options: '-c TimeZone=UTC' };
+  }
+
+  /** TypeORM options for the same settings (tests that drive TypeORM on a datasource). */
   connectionOptions(url: string): DataSourceOptions {
+    const { types, options, ...config } = this.clientConfig(url);
     return {
       type: 'postgres',
-      // Explicit options only: a connection string would let pg read files named in the URL.
-      ...postgresClientOptions(url),
-      poolSize: 10,
-      // Sessions in UTC: timestamptz text then always carries +00, whatever the server's zone.
-      extra: {
-        types: typeParsers,
-        connectionTimeoutMillis: 5000,
-        idleTimeoutMillis: 30000,
-        options: '-c TimeZone=UTC',
-      },
+      host: config.host,
+      port: config.port,
+      username: config.user,
+      password: config.password as string | undefined,
+      database: config.database,
+      ssl: config.ssl as false | TlsOptions,
+      extra: { types, options },
       logging: false,
     };
   }
@@ -191,7 +198,13 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
     return `${column}::text ILIKE ${pattern} ESCAPE '\\'`;
   }
 
-  protected override orderTerm(column: string, direction: 'ASC' | 'DESC'): string {
+  /**
+   * PostgreSQL sorts NULL as the largest value (PostgreSQL docs, "ORDER BY"), the opposite of the
+   * contract's order: nullable columns say `NULLS FIRST`/`LAST`; NOT NULL ones say nothing, so
+   * a plain or `DESC` index serves the order.
+   */
+  protected override orderTerm(column: string, direction: 'ASC' | 'DESC', nullable = true): string {
+    if (!nullable) return `${column} ${direction}`;
     return `${column} ${direction} ${direction === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST'}`;
   }
 

@@ -1,3 +1,4 @@
+import { ALL_ROWS } from './dialect';
 import type { CompiledQuery, Condition, CountPlan, SelectPlan } from './dialect';
 import { PostgresDialect } from './postgres.dialect';
 import { escapeLike, likePattern, ROW_NUMBER_ALIAS } from './sql-compiler';
@@ -56,6 +57,7 @@ function count(plan: CountPlan): { pg: CompiledQuery; sqlite: CompiledQuery } {
 /** A one-table read of `customer` by id, with the given filter and no page. */
 function customers(where: Condition): SelectPlan {
   return {
+    scope: ALL_ROWS,
     table: { schema: null, name: 'customer' },
     columns: ['id', 'name'],
     where,
@@ -91,6 +93,7 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
 
     it('binds numbers, booleans and bigints as parameters, never as text', () => {
       const q = count({
+        scope: ALL_ROWS,
         table: { schema: null, name: 'customer' },
         where: {
           kind: 'and',
@@ -216,6 +219,7 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
     it('escapes %, _ and \\ but leaves [ and ] alone (contains)', () => {
       const value = '50%_off\\[sale]';
       const q = count({
+        scope: ALL_ROWS,
         table: { schema: null, name: 'product' },
         where: { kind: 'like', column: 'title', mode: 'contains', value },
       });
@@ -233,10 +237,12 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
 
     it('escapes in startsWith and endsWith the same way', () => {
       const starts = count({
+        scope: ALL_ROWS,
         table: { schema: null, name: 'product' },
         where: { kind: 'like', column: 'title', mode: 'startsWith', value: '[a]_b%' },
       });
       const ends = count({
+        scope: ALL_ROWS,
         table: { schema: null, name: 'product' },
         where: { kind: 'like', column: 'title', mode: 'endsWith', value: 'c\\d' },
       });
@@ -248,6 +254,7 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
 
     it('a value made only of specials is fully escaped', () => {
       const q = count({
+        scope: ALL_ROWS,
         table: { schema: null, name: 'product' },
         where: { kind: 'like', column: 'title', mode: 'contains', value: '%%__\\\\' },
       });
@@ -266,23 +273,25 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
   });
 
   describe('and / or', () => {
-    it('and: [] is true (1=1)', () => {
+    it('and: [] is true: no WHERE clause at all', () => {
       const q = count({
+        scope: ALL_ROWS,
         table: { schema: null, name: 'customer' },
         where: { kind: 'and', items: [] },
       });
       expect(q.pg).toEqual({
-        sql: 'SELECT COUNT(*) AS "count" FROM "customer" WHERE 1=1',
+        sql: 'SELECT COUNT(*) AS "count" FROM "customer"',
         params: [],
       });
       expect(q.sqlite).toEqual({
-        sql: 'SELECT COUNT(*) AS "count" FROM "customer" WHERE 1=1',
+        sql: 'SELECT COUNT(*) AS "count" FROM "customer"',
         params: [],
       });
     });
 
     it('or: [] is false (1=0)', () => {
       const q = count({
+        scope: ALL_ROWS,
         table: { schema: null, name: 'customer' },
         where: { kind: 'or', items: [] },
       });
@@ -336,6 +345,7 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
 
     it('a single-item and/or is still parenthesised', () => {
       const q = count({
+        scope: ALL_ROWS,
         table: { schema: null, name: 'customer' },
         where: {
           kind: 'or',
@@ -356,6 +366,7 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
   describe('order', () => {
     it('multi-column order: NULLS FIRST under ASC and NULLS LAST under DESC on PostgreSQL; SQLite needs none', () => {
       const q = select({
+        scope: ALL_ROWS,
         table: { schema: null, name: 'customer' },
         columns: ['id', 'name', 'email'],
         where: TRUE,
@@ -369,12 +380,12 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
       });
       expect(q.pg).toEqual({
         sql:
-          'SELECT "id", "name", "email" FROM "customer" WHERE 1=1' +
+          'SELECT "id", "name", "email" FROM "customer"' +
           ' ORDER BY "name" DESC NULLS LAST, "email" ASC NULLS FIRST, "id" ASC NULLS FIRST',
         params: [],
       });
       expect(q.sqlite).toEqual({
-        sql: 'SELECT "id", "name", "email" FROM "customer" WHERE 1=1 ORDER BY "name" DESC, "email" ASC, "id" ASC',
+        sql: 'SELECT "id", "name", "email" FROM "customer" ORDER BY "name" DESC, "email" ASC, "id" ASC',
         params: [],
       });
     });
@@ -382,6 +393,7 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
 
   describe('pagination', () => {
     const base = (take: number | null, skip: number): SelectPlan => ({
+      scope: ALL_ROWS,
       table: { schema: null, name: 'customer' },
       columns: ['id'],
       where: { kind: 'compare', column: 'name', op: 'eq', value: 'Ada' },
@@ -449,6 +461,7 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
 
   describe('partitioned select (batched one-to-many)', () => {
     const plan = (take: number | null, skip: number): SelectPlan => ({
+      scope: ALL_ROWS,
       table: { schema: null, name: 'orders' },
       columns: ['id', 'customer_id', 'status'],
       where: {
@@ -517,6 +530,7 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
   describe('identifiers', () => {
     it('schema-qualifies table names', () => {
       const q = select({
+        scope: ALL_ROWS,
         table: { schema: 'sales', name: 'order_line' },
         columns: ['order_id', 'line_no'],
         where: TRUE,
@@ -529,21 +543,26 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
       });
       expect(q.pg).toEqual({
         sql:
-          'SELECT "order_id", "line_no" FROM "sales"."order_line" WHERE 1=1' +
+          'SELECT "order_id", "line_no" FROM "sales"."order_line"' +
           ' ORDER BY "order_id" ASC NULLS FIRST, "line_no" ASC NULLS FIRST LIMIT $1',
         params: [10],
       });
       expect(q.sqlite).toEqual({
-        sql: 'SELECT "order_id", "line_no" FROM "sales"."order_line" WHERE 1=1 ORDER BY "order_id" ASC, "line_no" ASC LIMIT ?',
+        sql: 'SELECT "order_id", "line_no" FROM "sales"."order_line" ORDER BY "order_id" ASC, "line_no" ASC LIMIT ?',
         params: [10],
       });
-      const c = count({ table: { schema: 'sales', name: 'order_line' }, where: TRUE });
-      expect(c.pg.sql).toBe('SELECT COUNT(*) AS "count" FROM "sales"."order_line" WHERE 1=1');
-      expect(c.sqlite.sql).toBe('SELECT COUNT(*) AS "count" FROM "sales"."order_line" WHERE 1=1');
+      const c = count({
+        scope: ALL_ROWS,
+        table: { schema: 'sales', name: 'order_line' },
+        where: TRUE,
+      });
+      expect(c.pg.sql).toBe('SELECT COUNT(*) AS "count" FROM "sales"."order_line"');
+      expect(c.sqlite.sql).toBe('SELECT COUNT(*) AS "count" FROM "sales"."order_line"');
     });
 
     it('doubles an embedded double quote in schema, table and column names', () => {
       const q = select({
+        scope: ALL_ROWS,
         table: { schema: 'we"ird', name: 'my "table"' },
         columns: ['id', 'say "hi"'],
         where: { kind: 'compare', column: 'say "hi"', op: 'eq', value: 'hello' },
@@ -586,7 +605,7 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
           { kind: 'null', column: 'email', negated: true },
         ],
       };
-      const q = count({ table: { schema: 'public', name: 'customer' }, where });
+      const q = count({ scope: ALL_ROWS, table: { schema: 'public', name: 'customer' }, where });
       expect(q.pg).toEqual({
         sql: `SELECT COUNT(*) AS "count" FROM "public"."customer" WHERE ("name"::text ILIKE $1 ESCAPE '\\' OR "email" IS NOT NULL)`,
         params: ['Ad%'],

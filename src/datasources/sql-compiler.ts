@@ -48,6 +48,8 @@ export function likePattern(escaped: string, mode: 'contains' | 'startsWith' | '
       : `%${escaped}`;
 }
 
+const isTrue = (c: Condition) => c.kind === 'and' && c.items.length === 0;
+
 /**
  * The SQL every dialect shares (SELECT … WHERE … ORDER BY, the filter language, the windowed
  * batch read). Adapters supply quoting, placeholders, case-insensitive LIKE, null ordering and
@@ -69,8 +71,13 @@ export abstract class SqlCompiler {
    * One ORDER BY term. Empty values sort first under ASC and last under DESC on every database
    * (CONTRACT.md §6); the default suits databases where NULL is the smallest value.
    */
-  protected orderTerm(column: string, direction: 'ASC' | 'DESC'): string {
+  protected orderTerm(column: string, direction: 'ASC' | 'DESC', _nullable = true): string {
     return `${column} ${direction}`;
+  }
+
+  /** ` WHERE <predicate>`, or nothing when the predicate admits every row (no `WHERE 1=1`). */
+  protected whereClause(c: Condition, params: ParamList): string {
+    return isTrue(c) ? '' : ` WHERE ${this.condition(c, params)}`;
   }
 
   /** Pagination clause appended after ORDER BY. */
@@ -86,20 +93,29 @@ export abstract class SqlCompiler {
       : this.quote(table.name);
   }
 
+  /**
+   * The predicate of a plan: its `where` AND its `scope` (the caller's row rule), the scope left
+   * out only when it admits every row.
+   */
+  protected filterOf(plan: { where: Condition; scope: Condition }): Condition {
+    const everyRow = plan.scope.kind === 'and' && plan.scope.items.length === 0;
+    return everyRow ? plan.where : { kind: 'and', items: [plan.where, plan.scope] };
+  }
+
   compileSelect(plan: SelectPlan): CompiledQuery {
     const params = new ParamList((i) => this.placeholder(i));
     const columns = plan.columns.map((c) => this.selectItem(c, plan.kinds?.[c])).join(', ');
-    const where = this.condition(plan.where, params);
+    const where = this.whereClause(this.filterOf(plan), params);
     const order = this.orderBy(plan.order);
     if (!plan.partition) {
       const page = this.paginate(plan.take, plan.skip, params);
-      const sql = `SELECT ${columns} FROM ${this.tableName(plan.table)} WHERE ${where} ORDER BY ${order}${page}`;
+      const sql = `SELECT ${columns} FROM ${this.tableName(plan.table)}${where} ORDER BY ${order}${page}`;
       return { sql, params: params.values };
     }
     const rn = this.quote(ROW_NUMBER_ALIAS);
     const inner =
       `SELECT ${columns}, ROW_NUMBER() OVER (PARTITION BY ${this.quote(plan.partition.column)} ` +
-      `ORDER BY ${order}) AS ${rn} FROM ${this.tableName(plan.table)} WHERE ${where}`;
+      `ORDER BY ${order}) AS ${rn} FROM ${this.tableName(plan.table)}${where}`;
     const bounds = [`${rn} > ${params.add(plan.skip)}`];
     if (plan.take !== null) bounds.push(`${rn} <= ${params.add(plan.skip + plan.take)}`);
     const outer = plan.columns.map((c) => this.quote(c)).join(', ');
@@ -109,9 +125,9 @@ export abstract class SqlCompiler {
 
   compileCount(plan: CountPlan): CompiledQuery {
     const params = new ParamList((i) => this.placeholder(i));
-    const where = this.condition(plan.where, params);
+    const where = this.whereClause(this.filterOf(plan), params);
     return {
-      sql: `SELECT COUNT(*) AS ${this.quote('count')} FROM ${this.tableName(plan.table)} WHERE ${where}`,
+      sql: `SELECT COUNT(*) AS ${this.quote('count')} FROM ${this.tableName(plan.table)}${where}`,
       params: params.values,
     };
   }
@@ -136,9 +152,9 @@ export abstract class SqlCompiler {
   compileUpdate(plan: UpdatePlan): CompiledQuery {
     const params = new ParamList((i) => this.placeholder(i));
     const set = plan.set.map((v) => `${this.quote(v.column)} = ${params.add(v.value)}`).join(', ');
-    const where = this.condition(plan.where, params);
+    const where = this.whereClause(this.filterOf(plan), params);
     return {
-      sql: `UPDATE ${this.tableName(plan.table)} SET ${set} WHERE ${where}${this.returning(plan.returning, plan.kinds)}`,
+      sql: `UPDATE ${this.tableName(plan.table)} SET ${set}${where}${this.returning(plan.returning, plan.kinds)}`,
       params: params.values,
     };
   }
@@ -147,7 +163,7 @@ export abstract class SqlCompiler {
   compileDelete(plan: DeletePlan): CompiledQuery {
     const params = new ParamList((i) => this.placeholder(i));
     return {
-      sql: `DELETE FROM ${this.tableName(plan.table)} WHERE ${this.condition(plan.where, params)}`,
+      sql: `DELETE FROM ${this.tableName(plan.table)}${this.whereClause(this.filterOf(plan), params)}`,
       params: params.values,
     };
   }
@@ -168,7 +184,9 @@ export abstract class SqlCompiler {
   }
 
   private orderBy(order: OrderTerm[]): string {
-    return order.map((o) => this.orderTerm(this.quote(o.column), o.direction)).join(', ');
+    return order
+      .map((o) => this.orderTerm(this.quote(o.column), o.direction, o.nullable ?? true))
+      .join(', ');
   }
 
   /** Compiles a {@link Condition}; every value becomes a bound parameter. */

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import { invalidInput } from '../common/domain-error';
 import type {
+  PoolOptions,
   Capabilities,
   ColumnKind,
   DatabaseRefusal,
@@ -13,7 +14,8 @@ import type {
   TableRef,
   WriteContext,
 } from './dialect';
-import { TypeOrmPool } from './typeorm-pool';
+import { SqlitePool } from './sqlite-pool';
+import { CASEFOLD } from './sqlite-connection';
 import { translateSqliteError } from './sqlite-errors';
 import { ParamList, SqlCompiler } from './sql-compiler';
 import { formatCommon } from './value-format';
@@ -33,9 +35,6 @@ export function sqliteKind(declared: string): ColumnKind {
   if (t.includes('JSON')) return 'json';
   return 'text';
 }
-
-/** SQL function registered on every SQLite connection: Unicode lower-casing for LIKE (SQLite's own is ASCII-only). */
-const CASEFOLD = 'tg_casefold';
 
 interface PragmaColumn {
   name: string;
@@ -63,8 +62,21 @@ interface PragmaForeignKey {
 export class SqliteDialect extends SqlCompiler implements Dialect {
   readonly type = 'sqlite' as const;
 
-  async open(url: string): Promise<SqlPool> {
-    return TypeOrmPool.open(this.connectionOptions(url));
+  /** Opens a {@link SqlitePool} (worker threads) on the file of a `sqlite:<file>` URL. */
+  async open(url: string, options: PoolOptions): Promise<SqlPool> {
+    return SqlitePool.open(this.fileOf(url), options);
+  }
+
+  /**
+   * The database file of a `sqlite:<file>` URL (already confined to the datasource folder).
+   * @throws DomainError INVALID_INPUT when it is not a sqlite URL or no file is there.
+   */
+  fileOf(url: string): string {
+    if (!url.startsWith('sqlite:')) throw invalidInput('A sqlite datasource URL is sqlite:<file>');
+    const file = resolve(url.slice('sqlite:'.length));
+    if (!existsSync(file))
+      throw invalidInput('No SQLite database file at that name in the datasource folder');
+    return file;
   }
 
   /** RETURNING needs SQLite 3.35; better-sqlite3 12 bundles a newer one. */
@@ -72,12 +84,9 @@ export class SqliteDialect extends SqlCompiler implements Dialect {
     return { insertReturning: true, updateReturning: true };
   }
 
-  /** TypeORM options: one connection, safe integers, `tg_casefold`, foreign keys on. */
+  /** TypeORM options for the same file and connection settings (tests that drive TypeORM on it). */
   connectionOptions(url: string): DataSourceOptions {
-    if (!url.startsWith('sqlite:')) throw invalidInput('A sqlite datasource URL is sqlite:<file>');
-    const file = resolve(url.slice('sqlite:'.length));
-    if (!existsSync(file))
-      throw invalidInput("No SQLite database file at the datasource's path");
+    const file = this.fileOf(url);
     return {
       type: 'better-sqlite3',
       database: file,

@@ -28,6 +28,27 @@ export class TypeOrmPool implements SqlPool {
     }
   }
 
+  async transaction<T>(
+    work: (run: (query: CompiledQuery) => Promise<StatementResult>) => Promise<T>,
+  ): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      await runner.connect();
+      await runner.startTransaction();
+      const result = await work(async (query) => {
+        const r = await runner.query(query.sql, query.params, true);
+        return { rows: (r.records ?? []) as Record<string, unknown>[], affected: r.affected };
+      });
+      await runner.commitTransaction();
+      return result;
+    } catch (error) {
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      throw error;
+    } finally {
+      await runner.release();
+    }
+  }
+
   async serverVersion(): Promise<string> {
     return this.dataSource.driver.version ?? '';
   }

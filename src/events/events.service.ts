@@ -1,5 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import Redis from 'ioredis';
 import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 
 /** A version's definitions changed: schema cache entries of older revisions are stale. */
 export interface ModelChanged {
@@ -13,33 +17,149 @@ export interface ApiKeyRevoked {
   keyId: string;
 }
 
+/** An app's address or domain changed (or the app went): cached lookups of it are stale. */
+export interface AppChanged {
+  appId: string;
+}
+
 interface EventMap {
   ModelChanged: [ModelChanged];
   ApiKeyRevoked: [ApiKeyRevoked];
+  AppChanged: [AppChanged];
+  /** Local only: caches must be emptied (events may have been missed while Redis was away). */
+  CachesReset: [];
 }
 
+type Shared = Exclude<keyof EventMap, 'CachesReset'>;
+
+/** The Redis channel every instance publishes and reads change events on. */
+export const EVENTS_CHANNEL = 'tablegraph:events';
+
 /**
- * Typed change events, in process. Correctness never depends on them (the schema cache is keyed
- * by revision and key state is read from the metadata store); they let caches drop stale entries
- * early. The Redis pub/sub bridge that carries them across instances plugs in here.
+ * Typed change events, on every instance (CONTRACT.md §7, DESIGN.md "State that crosses
+ * instances"). In process always; with `REDIS_URL`, also published on a Redis channel that every
+ * instance reads (ioredis; one publisher, one subscriber connection, reconnecting on their own).
+ *
+ * In-process caches (keys, version heads, app lookups) may be used only while
+ * {@link cachesAreSafe} holds: with no Redis configured (one instance, in-process events
+ * suffice), or while this instance's subscription is live. While Redis is away every request reads
+ * the metadata store, so authentication and revocation never depend on Redis; when the
+ * subscription comes back, `CachesReset` empties the caches before they are used again.
  */
 @Injectable()
-export class EventsService {
+export class EventsService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('Events');
   private readonly bus = new EventEmitter<EventMap>();
+  private readonly instance = randomUUID();
+  private publisher: Redis | null = null;
+  private subscriber: Redis | null = null;
+  private subscribed = false;
+  private outageLogged = false;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.bus.setMaxListeners(50);
+  }
+
+  onModuleInit(): void {
+    if (!this.config.redisUrl) {
+      this.logger.warn(
+        'REDIS_URL is not set: change events, caches and rate limits stay in this process (run one instance only)',
+      );
+      return;
+    }
+    const options = { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false };
+    this.publisher = new Redis(this.config.redisUrl, options);
+    this.subscriber = new Redis(this.config.redisUrl, { ...options, enableOfflineQueue: true });
+    this.publisher.on('error', () => undefined);
+    this.subscriber.on('error', () => this.lost());
+    this.subscriber.on('close', () => this.lost());
+    this.subscriber.on('ready', () => {
+      this.subscriber!.subscribe(EVENTS_CHANNEL)
+        .then(() => {
+          // Events may have passed while the subscription was down: start from empty caches.
+          this.bus.emit('CachesReset');
+          this.subscribed = true;
+          if (this.outageLogged) this.logger.log('Redis is back: change events are shared again');
+          this.outageLogged = false;
+        })
+        .catch(() => this.lost());
+    });
+    this.subscriber.on('message', (_channel: string, text: string) => this.receive(text));
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.subscribed = false;
+    this.publisher?.disconnect();
+    this.subscriber?.disconnect();
+  }
+
+  /** Whether in-process caches may answer now (see the class notes). */
+  cachesAreSafe(): boolean {
+    return this.config.redisUrl === null || this.subscribed;
+  }
+
+  /** Whether this instance shares events through Redis right now (`/health`, metrics). */
+  redisState(): 'ok' | 'down' | 'off' {
+    if (!this.config.redisUrl) return 'off';
+    return this.subscribed ? 'ok' : 'down';
+  }
 
   /** Publishes {@link ModelChanged}. */
   modelChanged(event: ModelChanged): void {
-    this.bus.emit('ModelChanged', event);
+    void this.publish('ModelChanged', event);
   }
 
-  /** Publishes {@link ApiKeyRevoked}. */
-  apiKeyRevoked(event: ApiKeyRevoked): void {
-    this.bus.emit('ApiKeyRevoked', event);
+  /**
+   * Publishes {@link ApiKeyRevoked}; resolves once Redis has taken the message for the other
+   * instances (so they hold it before the revocation is answered).
+   */
+  apiKeyRevoked(event: ApiKeyRevoked): Promise<void> {
+    return this.publish('ApiKeyRevoked', event);
+  }
+
+  /** Publishes {@link AppChanged}. */
+  appChanged(event: AppChanged): void {
+    void this.publish('AppChanged', event);
   }
 
   /** Subscribes to one event type; returns the unsubscribe function. */
   on<K extends keyof EventMap>(type: K, listener: (...args: EventMap[K]) => void): () => void {
     this.bus.on(type, listener as never);
     return () => this.bus.off(type, listener as never);
+  }
+
+  private async publish<K extends Shared>(type: K, payload: EventMap[K][0]): Promise<void> {
+    (this.bus.emit as (t: string, p: unknown) => boolean).call(this.bus, type, payload);
+    if (!this.publisher) return;
+    const message = JSON.stringify({ from: this.instance, type, payload });
+    // Best effort: an instance that misses it holds a stale entry at most for its caches' short
+    // lifetime (the safety net); a Redis that is away also drops every subscription, and then
+    // no instance trusts its caches until it resubscribes.
+    await this.publisher.publish(EVENTS_CHANNEL, message).catch(() => undefined);
+  }
+
+  private receive(text: string): void {
+    let message: { from?: string; type?: string; payload?: unknown };
+    try {
+      message = JSON.parse(text) as typeof message;
+    } catch {
+      return;
+    }
+    if (message.from === this.instance) return;
+    if (
+      message.type === 'ModelChanged' ||
+      message.type === 'ApiKeyRevoked' ||
+      message.type === 'AppChanged'
+    ) {
+      this.bus.emit(message.type, message.payload as never);
+    }
+  }
+
+  private lost(): void {
+    this.subscribed = false;
+    if (!this.outageLogged) {
+      this.outageLogged = true;
+      this.logger.warn('Redis is unreachable: caches are bypassed until it returns');
+    }
   }
 }

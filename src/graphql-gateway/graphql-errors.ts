@@ -1,6 +1,3 @@
-import { unwrapResolverError } from '@apollo/server/errors';
-import { Logger } from '@nestjs/common';
-import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { DomainError, ErrorCode } from '../common/domain-error';
 import type { DatabaseRefusal } from '../datasources/dialect';
 import { HTTP_STATUS_OF } from '../common/http-error.filter';
@@ -50,52 +47,5 @@ export function refusalOf(error: DomainError): GatewayRefusal {
     body: {
       errors: [{ message: error.message, extensions: { code: GRAPHQL_CODE_OF[error.code] } }],
     },
-  };
-}
-
-/** A domain error thrown from a plugin: keeps its HTTP status (Apollo reads `extensions.http`). */
-export function toGraphQLError(error: DomainError): GraphQLError {
-  return new GraphQLError(error.message, {
-    extensions: { code: GRAPHQL_CODE_OF[error.code], http: { status: HTTP_STATUS_OF[error.code] } },
-  });
-}
-
-const logger = new Logger('GraphQL');
-
-/**
- * Apollo's `formatError`: domain errors keep their message with their code; GraphQL's own errors
- * (validation, coercion, limits) pass; anything else (a driver error, a bug) is logged by name and
- * message and answered `Internal server error`, so no SQL, stack or secret reaches the caller.
- */
-export function formatGatewayError(
-  formatted: GraphQLFormattedError,
-  error: unknown,
-): GraphQLFormattedError {
-  const original = unwrapResolverError(error);
-  if (original instanceof DomainError) {
-    return {
-      message: original.message,
-      locations: formatted.locations,
-      path: formatted.path,
-      extensions: { code: GRAPHQL_CODE_OF[original.code] },
-    };
-  }
-  if (original instanceof DatabaseRefusalError) {
-    const { code, field } = original.refusal;
-    return {
-      message: original.message,
-      locations: formatted.locations,
-      path: formatted.path,
-      extensions: { code, field },
-    };
-  }
-  if (original instanceof GraphQLError) return formatted;
-  const e = original as Error | undefined;
-  logger.error(`Resolver failed: ${e?.name ?? 'Error'}: ${e?.message ?? String(original)}`);
-  return {
-    message: 'Internal server error',
-    locations: formatted.locations,
-    path: formatted.path,
-    extensions: { code: 'INTERNAL_SERVER_ERROR' },
   };
 }

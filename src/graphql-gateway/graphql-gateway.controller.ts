@@ -1,24 +1,50 @@
-import { HeaderMap } from '@apollo/server';
-import { Controller, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { scopeForApp } from '../api-keys/api-keys.service';
 import { ApiKeyErrors } from '../api-keys/api-keys.errors';
 import { DomainError, ErrorCode } from '../common/domain-error';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 import { DatasourceConnection } from '../datasources/datasource-pools.service';
+import type { CompiledQuery, StatementResult } from '../datasources/dialect';
+import { isInvalidValueError } from '../datasources/invalid-value';
 import { DatasourcesService } from '../data-model/datasources.service';
 import { Access } from '../platform/access.decorator';
 import { AppsService, AppView } from '../platform/apps.service';
+import type { VersionHead } from '../platform/version-definition';
 import { VersionsService } from '../platform/versions.service';
 import { CallerResolverService } from './caller-resolver.service';
 import type { Caller, GatewayContext } from './gateway-context';
 import { refusalOf } from './graphql-errors';
-import { SchemaProviderService } from './schema-provider.service';
+import { audienceOf, PUBLISHED } from './request/audience';
+import { CompiledDocument, RequestRefusal, selectOperation } from './request/compiled-operation';
+import { authorizeRootFields } from './request/endpoint-scope';
+import {
+  coerceRequestVariables,
+  executeOperation,
+  GraphQLResponse,
+} from './request/execute-operation';
+import { readGraphQLParams, refuseKeyInUrl } from './request/graphql-params';
+import { RequestBudget } from './request/request-budget';
+import { RowScopes } from './request/row-scopes';
+import type { Permissions } from '../app-access/row-rules';
+import { ExecutableSchema, SchemaProviderService } from './schema-provider.service';
 
-const KEY_QUERY_PARAMS = ['api_key', 'x-api-key', 'apikey', 'apiKey'];
+/** A request value its column cannot hold or compare with, as the database said (never a 500). */
+function invalidValue(): DomainError {
+  return new DomainError(
+    ErrorCode.InvalidInput,
+    'A value in the request does not fit its column (out of range, malformed for its type, or containing a NUL character); check the filter and argument values',
+  );
+}
+
+/** The media type of GraphQL-over-HTTP responses, when the client asks for it. */
+const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json';
 
 /**
- * `POST /api/graphql/:address` and `POST /api/graphql` on an app's own domain (CONTRACT.md §6).
- * Only sequences the request path's steps (docs/architecture.md); each step is its own unit.
+ * `POST|GET /api/graphql/:address` and the same on an app's own domain (CONTRACT.md §6). Only
+ * sequences the request path's steps (DESIGN.md, docs/architecture.md); each step is its own unit
+ * under `request/`.
  */
 @Controller('api/graphql')
 @Access('public')
@@ -29,21 +55,30 @@ export class GraphqlGatewayController {
     private readonly callers: CallerResolverService,
     private readonly schemas: SchemaProviderService,
     private readonly datasources: DatasourcesService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** The endpoint by app address. */
   @Post(':address')
-  byAddress(
-    @Param('address') address: string,
-    @Req() req: Request,
-    @Res() res: Response,
-  ): Promise<void> {
+  postByAddress(@Param('address') address: string, @Req() req: Request, @Res() res: Response) {
+    return this.handle(() => this.apps.findByAddressOrDomain({ address }), req, res);
+  }
+
+  /** Queries over GET by app address (GraphQL over HTTP). */
+  @Get(':address')
+  getByAddress(@Param('address') address: string, @Req() req: Request, @Res() res: Response) {
     return this.handle(() => this.apps.findByAddressOrDomain({ address }), req, res);
   }
 
   /** The endpoint by `Host` = the app's domain. */
   @Post()
-  byHost(@Req() req: Request, @Res() res: Response): Promise<void> {
+  postByHost(@Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.handle(() => this.apps.findByAddressOrDomain({ domain: req.hostname }), req, res);
+  }
+
+  /** Queries over GET by `Host` = the app's domain. */
+  @Get()
+  getByHost(@Req() req: Request, @Res() res: Response): Promise<void> {
     return this.handle(() => this.apps.findByAddressOrDomain({ domain: req.hostname }), req, res);
   }
 
@@ -52,74 +87,148 @@ export class GraphqlGatewayController {
     req: Request,
     res: Response,
   ): Promise<void> {
+    // Fires when the client leaves before the answer is written: its statements are cancelled.
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort(new Error('client disconnected'));
+    });
     try {
-      if (Object.keys(req.query ?? {}).some((k) => KEY_QUERY_PARAMS.includes(k))) {
-        throw new DomainError(
-          ErrorCode.InvalidInput,
-          'API keys travel in the x-api-key header only, never in the URL',
-        );
-      }
+      refuseKeyInUrl(req);
+      const params = readGraphQLParams(req);
       const app = await findApp();
       if (!app) throw new DomainError(ErrorCode.NotFound, 'App not found');
-      const caller = await this.callers.resolve(req);
-      if (caller.kind === 'key' && !scopeForApp(caller.principal, app.id))
+      const caller = await this.callers.resolve(req, app.id);
+      if (caller.kind === 'key' && !scopeForApp(caller.principal, app.id)) {
         throw ApiKeyErrors.projectOutOfScope();
+      }
       const head =
         caller.kind === 'builder'
           ? await this.versions.builderHead(app.id, caller.session.accountId)
           : await this.versions.mainHead(app.id);
       if (!head) throw new DomainError(ErrorCode.NotFound, 'App not found');
-      const executable = await this.schemas.get(
-        head,
-        caller.kind === 'builder' ? 'builder' : 'published',
-      );
-      const result = await executable.server.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: {
-          method: 'POST',
-          headers: headerMap(req),
-          search: '',
-          body: executable.preparer.prepare(req.body),
-        },
-        context: async () => this.context(app.id, caller),
-      });
-      res.status(result.status ?? 200);
-      for (const [name, value] of result.headers) res.setHeader(name, value);
-      if (result.body.kind === 'complete') {
-        res.send(result.body.string);
-      } else {
-        for await (const chunk of result.body.asyncIterator) res.write(chunk);
-        res.end();
+      const executable = await this.schemas.get(head, audienceOf(caller, app.id));
+      const compiled = await this.compileFor(executable, head, caller, app.id, params.query);
+      const operation = selectOperation(compiled, params.operationName);
+      if (req.method === 'GET' && operation.kind !== 'query') {
+        res.setHeader('allow', 'POST');
+        throw RequestRefusal.of(405, 'BAD_REQUEST', 'Mutations are sent with POST, never GET');
       }
+      authorizeRootFields(caller, app.id, operation.rootFieldNames, executable.rootFields);
+      const variables = coerceRequestVariables(executable.schema, operation, params.variables);
+      operation.cost(variables.values, this.config.limits);
+      const context = this.context(app.id, caller, abort, executable.permissions);
+      const answer = await executeOperation(
+        executable.schema,
+        compiled,
+        operation,
+        variables.inputs,
+        context,
+      );
+      this.send(req, res, 200, answer);
     } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      const refusal = refusalOf(error);
-      for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
-      res.status(refusal.status).json(refusal.body);
+      if (error instanceof RequestRefusal) {
+        this.send(req, res, error.status, { errors: error.errors });
+      } else if (error instanceof DomainError) {
+        const refusal = refusalOf(error);
+        for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
+        this.send(req, res, refusal.status, refusal.body);
+      } else {
+        throw error;
+      }
     }
   }
 
-  private context(appId: string, caller: Caller): GatewayContext {
+  /**
+   * The compiled document in the caller's own schema. A document that does not compile there but
+   * does against every published operation calls something outside the caller's view: it gets
+   * the contract's 401/403 of the endpoint-scope step rather than a validation error, and the
+   * validation error never names operations the caller cannot see (CONTRACT.md §6).
+   * @throws RequestRefusal, or DomainError from the endpoint-scope step.
+   */
+  private async compileFor(
+    executable: ExecutableSchema,
+    head: VersionHead,
+    caller: Caller,
+    appId: string,
+    text: string,
+  ): Promise<CompiledDocument> {
+    try {
+      return this.schemas.compile(executable, text);
+    } catch (refusal) {
+      const insideEveryView =
+        executable.audience === 'builder' || executable.audience === PUBLISHED.key;
+      if (!(refusal instanceof RequestRefusal) || insideEveryView) throw refusal;
+      const published = await this.schemas.get(head, PUBLISHED);
+      let outside: CompiledDocument;
+      try {
+        outside = this.schemas.compile(published, text);
+      } catch {
+        throw refusal;
+      }
+      for (const operation of outside.operations) {
+        authorizeRootFields(caller, appId, operation.rootFieldNames, published.rootFields);
+      }
+      throw refusal;
+    }
+  }
+
+  /** Writes a GraphQL answer as JSON, in the media type the client asked for. */
+  private send(req: Request, res: Response, status: number, body: GraphQLResponse): void {
+    if (res.headersSent) return;
+    const accept = req.headers.accept ?? '';
+    const type = accept.includes(GRAPHQL_RESPONSE_JSON)
+      ? GRAPHQL_RESPONSE_JSON
+      : 'application/json';
+    res.status(status).setHeader('content-type', `${type}; charset=utf-8`);
+    res.end(JSON.stringify(body));
+  }
+
+  private context(
+    appId: string,
+    caller: Caller,
+    abort: AbortController,
+    permissions: Permissions,
+  ): GatewayContext {
+    const budget = new RequestBudget(this.config.limits, abort);
     const connections = new Map<string, Promise<DatasourceConnection>>();
+    const signal = abort.signal;
     return {
       caller,
       appId,
+      budget,
+      scopes: new RowScopes(permissions, caller),
       loaders: new WeakMap(),
       connection: (id) => {
         let conn = connections.get(id);
         if (!conn) {
-          conn = this.datasources.connection(id);
+          conn = this.datasources.connection(id).then((inner) => {
+            // Every statement of the request: refused once the request is aborted or over budget,
+            // cancelled with it, its bad-value errors answered as such, its rows charged.
+            const guarded =
+              (run: (query: CompiledQuery) => Promise<StatementResult>) =>
+              async (query: CompiledQuery): Promise<StatementResult> => {
+                if (budget.exceeded) throw budget.exceeded;
+                signal.throwIfAborted();
+                let result: StatementResult;
+                try {
+                  result = await run(query);
+                } catch (error) {
+                  if (isInvalidValueError(inner.dialect.type, error)) throw invalidValue();
+                  throw error;
+                }
+                budget.charge(result.rows);
+                return result;
+              };
+            return {
+              dialect: inner.dialect,
+              run: guarded((query) => inner.run(query, { signal })),
+              transaction: (work) => inner.transaction((run) => work(guarded(run))),
+            };
+          });
           connections.set(id, conn);
         }
         return conn;
       },
     };
   }
-}
-
-function headerMap(req: Request): HeaderMap {
-  const map = new HeaderMap();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) map.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
-  return map;
 }

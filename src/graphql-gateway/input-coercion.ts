@@ -163,6 +163,58 @@ function selectedOperation(
 }
 
 /**
+ * The literal half of {@link coerceRequest}: the document with every literal coerced, the same
+ * object when nothing changed. Run once per (schema, query text) and cached.
+ */
+export function coerceDocument(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+): { document: DocumentNode; changed: boolean } {
+  const typeInfo = new TypeInfo(schema);
+  let changed = false;
+  const leaf = (node: ValueNode): ConstValueNode | undefined => {
+    const replacement = coerceLiteral(node, leafOf(typeInfo.getInputType()));
+    if (replacement) changed = true;
+    return replacement;
+  };
+  const visited = visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      // Replaced on leave: a leaf value has no children, and TypeInfo's stacks stay balanced.
+      StringValue: { leave: leaf },
+      IntValue: { leave: leaf },
+      FloatValue: { leave: leaf },
+    }),
+  );
+  return { document: changed ? visited : document, changed };
+}
+
+/**
+ * The variable half of {@link coerceRequest}: `variables` coerced for the variables `operation`
+ * declares (the same object when nothing changed). Run per request.
+ */
+export function coerceVariables(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode | undefined,
+  variables: Record<string, unknown>,
+): Record<string, unknown> {
+  let coercedVariables = variables;
+  for (const definition of operation?.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    if (!Object.prototype.hasOwnProperty.call(coercedVariables, name)) continue;
+    const type = typeFromAST(schema, definition.type);
+    if (!type || !isInputType(type)) continue;
+    const value = coercedVariables[name];
+    const coerced = coerceVariable(value, type);
+    if (coerced !== value) {
+      if (coercedVariables === variables) coercedVariables = { ...variables };
+      coercedVariables[name] = coerced;
+    }
+  }
+  return coercedVariables;
+}
+
+/**
  * Input coercion of CONTRACT.md §6 "Values" ("Input coercion, in literals and in variables: a
  * numeric text into `Int`/`Float`, a number into `String`, `"true"`/`"false"` into `Boolean`. An
  * enum value may be written bare (`PAID`) or as its stored value in quotes (`"PAID"`)"), as the
@@ -196,37 +248,11 @@ export function coerceRequest(
   variables: Record<string, unknown> | undefined,
   operationName?: string | null,
 ): CoercedRequest {
-  const typeInfo = new TypeInfo(schema);
-  let changed = false;
-  const leaf = (node: ValueNode): ConstValueNode | undefined => {
-    const replacement = coerceLiteral(node, leafOf(typeInfo.getInputType()));
-    if (replacement) changed = true;
-    return replacement;
-  };
-  const visited = visit(
-    document,
-    visitWithTypeInfo(typeInfo, {
-      // Replaced on leave: a leaf value has no children, and TypeInfo's stacks stay balanced.
-      StringValue: { leave: leaf },
-      IntValue: { leave: leaf },
-      FloatValue: { leave: leaf },
-    }),
-  );
-
-  let coercedVariables = variables ?? {};
+  const { document: coerced, changed } = coerceDocument(schema, document);
   const operation = variables ? selectedOperation(document, operationName) : undefined;
-  for (const definition of operation?.variableDefinitions ?? []) {
-    const name = definition.variable.name.value;
-    if (!Object.prototype.hasOwnProperty.call(coercedVariables, name)) continue;
-    const type = typeFromAST(schema, definition.type);
-    if (!type || !isInputType(type)) continue;
-    const value = coercedVariables[name];
-    const coerced = coerceVariable(value, type);
-    if (coerced !== value) {
-      if (coercedVariables === variables) coercedVariables = { ...variables };
-      coercedVariables[name] = coerced;
-    }
-  }
-
-  return { document: changed ? visited : document, variables: coercedVariables, changed };
+  return {
+    document: coerced,
+    variables: variables ? coerceVariables(schema, operation, variables) : {},
+    changed,
+  };
 }

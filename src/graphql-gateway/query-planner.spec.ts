@@ -1,3 +1,4 @@
+import { ALL_ROWS } from '../datasources/dialect';
 import { FieldNode, FragmentDefinitionNode, Kind, OperationDefinitionNode, parse } from 'graphql';
 import { DomainError, ErrorCode } from '../common/domain-error';
 import type { ColumnKind, ModelColumn, ModelForeignKey } from '../datasources/dialect';
@@ -303,16 +304,16 @@ describe('planWhere', () => {
     const or = planWhere(customersNode, { or: [] }, pg);
     expect(and).toEqual({ kind: 'and', items: [] });
     expect(or).toEqual({ kind: 'or', items: [] });
-    expect(pg.compileCount({ table: tableRef(customer), where: and }).sql).toBe(
-      'SELECT COUNT(*) AS "count" FROM "public"."customer" WHERE 1=1',
+    expect(pg.compileCount({ scope: ALL_ROWS, table: tableRef(customer), where: and }).sql).toBe(
+      'SELECT COUNT(*) AS "count" FROM "public"."customer"',
     );
-    expect(pg.compileCount({ table: tableRef(customer), where: or }).sql).toBe(
+    expect(pg.compileCount({ scope: ALL_ROWS, table: tableRef(customer), where: or }).sql).toBe(
       'SELECT COUNT(*) AS "count" FROM "public"."customer" WHERE 1=0',
     );
     const emptyItems = planWhere(customersNode, { or: [{}] }, pg);
-    expect(pg.compileCount({ table: tableRef(customer), where: emptyItems }).sql).toBe(
-      'SELECT COUNT(*) AS "count" FROM "public"."customer" WHERE (1=1)',
-    );
+    expect(
+      pg.compileCount({ scope: ALL_ROWS, table: tableRef(customer), where: emptyItems }).sql,
+    ).toBe('SELECT COUNT(*) AS "count" FROM "public"."customer" WHERE (1=1)');
   });
 
   it('integer key values are converted from text (int to number, bigint kept as exact text)', () => {
@@ -405,13 +406,13 @@ describe('planWhere', () => {
 
 describe('planOrder', () => {
   it('with no order, rows come by primary key ascending', () => {
-    expect(planOrder(customersNode, undefined)).toEqual([{ column: 'id', direction: 'ASC' }]);
-    expect(planOrder(customersNode, null)).toEqual([{ column: 'id', direction: 'ASC' }]);
-    expect(planOrder(customersNode, [])).toEqual([{ column: 'id', direction: 'ASC' }]);
+    expect(planOrder(customersNode, undefined)).toMatchObject([{ column: 'id', direction: 'ASC' }]);
+    expect(planOrder(customersNode, null)).toMatchObject([{ column: 'id', direction: 'ASC' }]);
+    expect(planOrder(customersNode, [])).toMatchObject([{ column: 'id', direction: 'ASC' }]);
   });
 
   it('completes the order with the primary key', () => {
-    expect(planOrder(customersNode, [{ name: 'DESC' }, { email: 'ASC' }])).toEqual([
+    expect(planOrder(customersNode, [{ name: 'DESC' }, { email: 'ASC' }])).toMatchObject([
       { column: 'name', direction: 'DESC' },
       { column: 'email', direction: 'ASC' },
       { column: 'id', direction: 'ASC' },
@@ -419,25 +420,25 @@ describe('planOrder', () => {
   });
 
   it('does not repeat a primary key column the caller ordered by', () => {
-    expect(planOrder(customersNode, [{ id: 'DESC' }])).toEqual([
+    expect(planOrder(customersNode, [{ id: 'DESC' }])).toMatchObject([
       { column: 'id', direction: 'DESC' },
     ]);
   });
 
   it('completes with every column of a composite primary key, in key order', () => {
-    expect(planOrder(linesNode, [{ product: 'ASC' }])).toEqual([
+    expect(planOrder(linesNode, [{ product: 'ASC' }])).toMatchObject([
       { column: 'product', direction: 'ASC' },
       { column: 'order_id', direction: 'ASC' },
       { column: 'line_no', direction: 'ASC' },
     ]);
-    expect(planOrder(linesNode, [{ line_no: 'DESC' }])).toEqual([
+    expect(planOrder(linesNode, [{ line_no: 'DESC' }])).toMatchObject([
       { column: 'line_no', direction: 'DESC' },
       { column: 'order_id', direction: 'ASC' },
     ]);
   });
 
   it('a table without a primary key is completed with its first column', () => {
-    expect(planOrder(logNode, [{ at: 'DESC' }])).toEqual([
+    expect(planOrder(logNode, [{ at: 'DESC' }])).toMatchObject([
       { column: 'at', direction: 'DESC' },
       { column: 'message', direction: 'ASC' },
     ]);
@@ -453,7 +454,7 @@ describe('planOrder', () => {
 
   it('keys given as null do not count', () => {
     const element = { name: 'ASC', email: null } as unknown as Record<string, 'ASC' | 'DESC'>;
-    expect(planOrder(customersNode, [element])).toEqual([
+    expect(planOrder(customersNode, [element])).toMatchObject([
       { column: 'name', direction: 'ASC' },
       { column: 'id', direction: 'ASC' },
     ]);
@@ -462,11 +463,21 @@ describe('planOrder', () => {
   it('a repeated column is ignored after its first appearance', () => {
     expect(
       planOrder(customersNode, [{ name: 'ASC' }, { email: 'DESC' }, { name: 'DESC' }]),
-    ).toEqual([
+    ).toMatchObject([
       { column: 'name', direction: 'ASC' },
       { column: 'email', direction: 'DESC' },
       { column: 'id', direction: 'ASC' },
     ]);
+  });
+
+  it('marks each term nullable or not, so a NOT NULL column needs no null ordering', () => {
+    const terms = planOrder(customersNode, [{ name: 'DESC' }]);
+    expect(terms.find((t) => t.column === 'id')?.nullable).toBe(false);
+    expect(terms.every((t) => typeof t.nullable === 'boolean')).toBe(true);
+  });
+
+  it('refuses a column the API does not include', () => {
+    expect(() => planOrder(customersNode, [{ secret: 'ASC' }])).toThrow(/does not include it/);
   });
 });
 

@@ -54,7 +54,7 @@ function keyValue(column: ModelColumn, value: unknown): unknown {
 
 /** A filter or write value as the dialect binds it: keys checked ({@link keyValue}), then `bindValue`. */
 export function columnValue(
-  node: RowNode,
+  node: Pick<RowNode, 'isKey'>,
   column: ModelColumn,
   value: unknown,
   dialect: Dialect,
@@ -139,14 +139,27 @@ export function planOrder(
         'Each order element names exactly one column, e.g. [{name: ASC}, {id: DESC}]',
       );
     const [column, direction] = entries[0];
-    if (!terms.some((t) => t.column === column)) terms.push({ column, direction });
+    // Ordering reads a column: only the API's own columns at this path may be named.
+    const model = node.columns.find((c) => c.name === column);
+    if (!model)
+      throw invalidInput(`${column} cannot be ordered by here: the API does not include it`);
+    if (!terms.some((t) => t.column === column)) {
+      terms.push({ column, direction, nullable: model.nullable });
+    }
   }
   // Without a primary key every column completes the order: rows that still tie are identical.
   const key = node.table.primaryKey.length
     ? node.table.primaryKey
     : node.table.columns.filter((c) => c.kind !== 'json').map((c) => c.name);
-  for (const column of key)
-    if (!terms.some((t) => t.column === column)) terms.push({ column, direction: 'ASC' });
+  for (const column of key) {
+    if (terms.some((t) => t.column === column)) continue;
+    const nullable = node.table.columns.find((c) => c.name === column)?.nullable ?? true;
+    terms.push({
+      column,
+      direction: 'ASC',
+      nullable: node.table.primaryKey.includes(column) ? false : nullable,
+    });
+  }
   return terms;
 }
 

@@ -21,7 +21,9 @@ import type {
   TableApiDefinition,
   VersionDefinition,
 } from '../platform/version-definition';
+import type { Permissions } from '../app-access/row-rules';
 import { baseName, buildApiTree, RowNode } from './api-tree';
+import type { AudienceView } from './request/audience';
 import type { GatewayContext } from './gateway-context';
 import { filterInputOf, scalarOf, SortDirection } from './scalars';
 import {
@@ -33,9 +35,6 @@ import {
   updateResolver,
 } from './table-resolvers';
 import { writableColumns } from './write-planner';
-
-/** Who a schema is for: published APIs (keys, app users, anonymous callers) or a builder's view (all APIs). */
-export type Audience = 'published' | 'builder';
 
 /** The Table API action behind a root field. */
 export type ApiAction = 'select' | 'insert' | 'update' | 'delete';
@@ -51,6 +50,8 @@ export interface RootFieldInfo {
 export interface BuiltSchema {
   schema: GraphQLSchema;
   rootFields: Map<string, RootFieldInfo>;
+  /** The version's row rules per role (CONTRACT.md §4), read by each request's table access. */
+  permissions: Permissions;
 }
 
 /** What a datasource can do when nothing else is known (PostgreSQL, SQLite, SQL Server). */
@@ -78,9 +79,56 @@ export function enumType(e: ModelEnum): GraphQLEnumType {
   });
 }
 
+/**
+ * Two parts of a definition would mint the same GraphQL name (CONTRACT.md §3: refused with 409
+ * naming both sides). Thrown while a version's types are built.
+ */
+export class DefinitionClash extends Error {
+  constructor(
+    readonly typeName: string,
+    readonly first: string,
+    readonly second: string,
+  ) {
+    super(
+      `${second} would generate the GraphQL name ${typeName}, which ${first} already generates; rename one of them`,
+    );
+    this.name = 'DefinitionClash';
+  }
+}
+
+/** Names the schema holds whatever the definition: root types, standard scalars. */
+const BUILT_IN_NAMES = [
+  'Query',
+  'Mutation',
+  'Subscription',
+  'String',
+  'Int',
+  'Float',
+  'Boolean',
+  'ID',
+  'SortDirection',
+];
+
 /** The row, filter and order types of one row node, built once and shared by every audience. */
 class TypeFactory {
-  constructor(private readonly enums: Map<string, GraphQLEnumType>) {}
+  /** Who minted each GraphQL name: a name minted twice by different parts is a clash. */
+  private readonly owners = new Map<string, { owner: unknown; label: string }>();
+
+  constructor(
+    private readonly enums: Map<string, GraphQLEnumType>,
+    /** How to name a row node in a clash message (`API "x", nested a.b`). */
+    private readonly labelOf: (node: RowNode) => string,
+  ) {
+    for (const name of BUILT_IN_NAMES) this.claim(name, 'builtin', `the built-in type ${name}`);
+    for (const name of enums.keys()) this.claim(name, `enum:${name}`, `enum "${name}"`);
+  }
+
+  /** Records that `owner` mints `name`. @throws DefinitionClash when another part minted it. */
+  claim(name: string, owner: unknown, label: string): void {
+    const known = this.owners.get(name);
+    if (known && known.owner !== owner) throw new DefinitionClash(name, known.label, label);
+    if (!known) this.owners.set(name, { owner, label });
+  }
 
   private readonly objects = new Map<string, GraphQLObjectType>();
   private readonly filters = new Map<string, GraphQLInputObjectType>();
@@ -120,6 +168,7 @@ class TypeFactory {
   filter(node: RowNode): GraphQLInputObjectType {
     let type = this.filters.get(node.typeName);
     if (!type) {
+      this.claim(`${node.typeName}Filter`, node, `the filter of ${this.labelOf(node)}`);
       const self: GraphQLInputObjectType = new GraphQLInputObjectType({
         name: `${node.typeName}Filter`,
         description: `Conditions on ${node.typeName}; keys at one level combine with AND.`,
@@ -146,6 +195,7 @@ class TypeFactory {
   order(node: RowNode): GraphQLInputObjectType {
     let type = this.orders.get(node.typeName);
     if (!type) {
+      this.claim(`${node.typeName}Order`, node, `the order input of ${this.labelOf(node)}`);
       type = new GraphQLInputObjectType({
         name: `${node.typeName}Order`,
         description: 'Names one column per list element; the primary key completes every order.',
@@ -166,6 +216,7 @@ class TypeFactory {
   }
 
   row(node: RowNode): GraphQLObjectType {
+    this.claim(node.typeName, node, `the row type of ${this.labelOf(node)}`);
     let type = this.objects.get(node.typeName);
     if (!type) {
       type = new GraphQLObjectType<Record<string, unknown>, GatewayContext>({
@@ -209,12 +260,36 @@ export class VersionTypes {
    * @param capabilities what each datasource can do in one statement, by id; a datasource
    * without RETURNING gets `add<Base>: Boolean` (CONTRACT.md §6).
    */
+  private readonly permissions: Permissions;
+
   constructor(def: VersionDefinition, capabilities: Map<string, Capabilities> = new Map()) {
-    const factory = new TypeFactory(new Map(def.enums.map((e) => [e.name, enumType(e)])));
+    this.permissions = (def.permissions ?? {}) as Permissions;
+    const labels = new Map<RowNode, string>();
+    const factory = new TypeFactory(
+      new Map(def.enums.map((e) => [e.name, enumType(e)])),
+      (node) => labels.get(node) ?? `table ${node.table.name}`,
+    );
+    const operations = new Map<string, string>();
+    const operation = (name: string, api: string) => {
+      const other = operations.get(name);
+      if (other && other !== api) {
+        throw new DefinitionClash(name, `API "${other}"`, `API "${api}"`);
+      }
+      operations.set(name, api);
+    };
     for (const api of def.apis) {
       const node = buildApiTree(def, api);
       if (!node) continue;
+      const label = (n: RowNode, path: string) => {
+        labels.set(n, path ? `API "${api.name}", nested ${path}` : `API "${api.name}"`);
+        for (const nav of n.navigations) {
+          label(nav.node, path ? `${path}.${nav.navigation.name}` : nav.navigation.name);
+        }
+      };
+      label(node, '');
       const base = baseName(api.name);
+      for (const prefix of ['get', 'count', 'add', 'update', 'delete'])
+        operation(`${prefix}${base}`, api.name);
       const queries: ApiTypes['queries'] = {};
       const mutations: ApiTypes['mutations'] = {};
       const hasKey = node.table.primaryKey.length > 0;
@@ -264,18 +339,27 @@ export class VersionTypes {
     }
   }
 
-  /** The schema an audience sees: builders every API (drafts marked RASCUNHO), others published ones. */
-  schemaFor(audience: Audience): BuiltSchema {
+  /**
+   * The schema an audience sees (CONTRACT.md §6 "Sees is literal"): the root fields its view
+   * includes; drafts (only builders see them) are described RASCUNHO.
+   */
+  schemaFor(audience: AudienceView): BuiltSchema {
     const rootFields = new Map<string, RootFieldInfo>();
     const query: GraphQLFieldConfigMap<unknown, GatewayContext> = {};
     const mutation: GraphQLFieldConfigMap<unknown, GatewayContext> = {};
     for (const { api, queries, mutations } of this.apis) {
-      if (audience !== 'builder' && api.status !== 'published') continue;
       for (const [into, fields] of [
         [query, queries],
         [mutation, mutations],
       ] as const) {
         for (const [name, { action, ...field }] of Object.entries(fields)) {
+          const facts = {
+            apiId: api.id,
+            action,
+            published: api.status === 'published',
+            public: api.public[action],
+          };
+          if (!audience.includes(facts)) continue;
           into[name] = {
             ...field,
             description:
@@ -300,6 +384,6 @@ export class VersionTypes {
         ? new GraphQLObjectType({ name: 'Mutation', fields: mutation })
         : undefined,
     });
-    return { schema, rootFields };
+    return { schema, rootFields, permissions: this.permissions };
   }
 }

@@ -1,11 +1,12 @@
 import DataLoader from 'dataloader';
 import type { GraphQLFieldResolver } from 'graphql';
-import type { DatasourceConnection } from '../datasources/datasource-pools.service';
+import { DomainError, ErrorCode } from '../common/domain-error';
 import type {
   Capabilities,
   ColumnValue,
   CompiledQuery,
   Condition,
+  Dialect,
   StatementResult,
   WriteContext,
 } from '../datasources/dialect';
@@ -52,6 +53,7 @@ export function getResolver(
       columns,
       kinds: columnKinds(node.table, columns),
       where,
+      scope: ctx.scopes.of(node.table, conn.dialect),
       order: planOrder(node, args.order),
       ...page,
     });
@@ -69,6 +71,7 @@ export function countResolver(
       conn.dialect.compileCount({
         table: tableRef(node.table),
         where: planWhere(node, args.where, conn.dialect),
+        scope: ctx.scopes.of(node.table, conn.dialect),
       }),
     );
     return Number(rows[0]?.count ?? 0);
@@ -111,6 +114,9 @@ export function navigationResolver(
             columns,
             kinds: columnKinds(node.table, columns),
             where,
+            // Rows outside the caller's rule are invisible through navigation too: a many-to-one
+            // field gives null, a one-to-many one leaves them out (CONTRACT.md §4).
+            scope: ctx.scopes.of(node.table, conn.dialect),
             order: planOrder(node, many ? args.order : null),
             take: page ? page.take : null,
             skip: page ? page.skip : 0,
@@ -137,21 +143,24 @@ export function navigationResolver(
   };
 }
 
+type Run = (query: CompiledQuery) => Promise<StatementResult>;
+
 /**
  * Runs a write; a driver error that is a refusal of the contract's kinds becomes a
  * {@link DatabaseRefusalError} (the statement failed whole, so the database is unchanged).
  */
 async function runWrite(
-  conn: DatasourceConnection,
+  run: Run,
+  dialect: Dialect,
   node: RowNode,
   operation: WriteContext['operation'],
   query: CompiledQuery,
   written: ColumnValue[] = [],
 ): Promise<StatementResult> {
   try {
-    return await conn.run(query);
+    return await run(query);
   } catch (error) {
-    const refusal = conn.dialect.translateError(error, {
+    const refusal = dialect.translateError(error, {
       table: tableRef(node.table),
       columns: node.table.columns,
       primaryKey: node.table.primaryKey,
@@ -180,41 +189,101 @@ async function runWrite(
 
 type Args = Record<string, unknown>;
 
+/** Whether a scope admits every row (no rule bounds the caller): then no check is needed. */
+function admitsEveryRow(scope: Condition): boolean {
+  return scope.kind === 'and' && scope.items.length === 0;
+}
+
+/** A written row outside the caller's rule: the write is rolled back (CONTRACT.md §4). */
+function outsideRule(table: string): DomainError {
+  return new DomainError(
+    ErrorCode.Forbidden,
+    `The row would be outside the rows your role may write in ${table}; nothing was written`,
+  );
+}
+
+/** Whether the row with these key values is inside `scope` (read in the write's transaction). */
+async function insideScope(
+  run: Run,
+  dialect: Dialect,
+  node: RowNode,
+  key: Record<string, unknown>,
+  scope: Condition,
+): Promise<boolean> {
+  const items: Condition[] = node.table.primaryKey.map((column) => ({
+    kind: 'compare',
+    column,
+    op: 'eq',
+    value: key[column],
+  }));
+  const { rows } = await run(
+    dialect.compileSelect({
+      table: tableRef(node.table),
+      columns: node.table.primaryKey,
+      where: { kind: 'and', items },
+      scope,
+      order: planOrder(node, null),
+      take: 1,
+      skip: 0,
+    }),
+  );
+  return rows.length > 0;
+}
+
 /**
  * `add<Base>`: one INSERT that reads the row back (`RETURNING`/`OUTPUT`) with the requested
- * columns; `true` where the database cannot return the row in the same statement (MySQL).
+ * columns; `true` where the database cannot return the row in the same statement (MySQL). When a
+ * row rule bounds the caller, the INSERT and a read of the new row under the rule run in one
+ * transaction, rolled back when the row is outside it (CONTRACT.md §4).
  */
 export function addResolver(
   node: RowNode,
   capabilities: Capabilities,
 ): GraphQLFieldResolver<unknown, GatewayContext, Args> {
   const columns = writableColumns(node, 'insert');
+  const key = node.table.primaryKey;
   return async (_source, args, ctx, info) => {
     const conn = await ctx.connection(node.table.datasourceId);
     const values = planValues(node, columns, args, conn.dialect);
-    const returning = capabilities.insertReturning
+    const scope = ctx.scopes.of(node.table, conn.dialect);
+    const checked = !admitsEveryRow(scope);
+    const requested = capabilities.insertReturning
       ? selectColumns(node, info.fieldNodes, info.fragments)
       : [];
-    const { rows } = await runWrite(
-      conn,
-      node,
-      'insert',
-      conn.dialect.compileInsert({
-        table: tableRef(node.table),
-        values,
-        returning,
-        kinds: columnKinds(node.table, returning),
-      }),
+    const returning =
+      checked && capabilities.insertReturning ? [...new Set([...requested, ...key])] : requested;
+    const insert = conn.dialect.compileInsert({
+      table: tableRef(node.table),
       values,
-    );
+      returning,
+      kinds: columnKinds(node.table, returning),
+    });
+    const write = async (run: Run) => {
+      const result = await runWrite(run, conn.dialect, node, 'insert', insert, values);
+      if (checked) {
+        const written: Record<string, unknown> = { ...result.rows[0] };
+        for (const v of values) if (!(v.column in written)) written[v.column] = v.value;
+        if (!(key[0] in written) && result.insertId !== undefined)
+          written[key[0]] = result.insertId;
+        const known = key.length > 0 && key.every((c) => written[c] !== undefined);
+        if (!known || !(await insideScope(run, conn.dialect, node, written, scope))) {
+          throw outsideRule(node.table.name);
+        }
+      }
+      return result;
+    };
+    const { rows } = checked ? await conn.transaction(write) : await write(conn.run);
     if (!capabilities.insertReturning) return true;
-    return shapeRows(node.table, returning, rows, conn.dialect)[0] ?? null;
+    return shapeRows(node.table, requested, rows, conn.dialect)[0] ?? null;
   };
 }
 
 /**
  * `update<Base>`: changes only the columns sent (null empties one) of the row with the given
- * primary key; the row, or null when no row has that key (CONTRACT.md §6).
+ * primary key; the row, or null when no row has that key or the row is outside the caller's
+ * rule (CONTRACT.md §6, §4). A change that would move the row outside the rule is rolled back.
+ * Where the database has no `UPDATE … RETURNING` (MySQL, MariaDB) the UPDATE and the read-back
+ * by key run in one transaction.
  */
 export function updateResolver(
   node: RowNode,
@@ -226,6 +295,7 @@ export function updateResolver(
     const conn = await ctx.connection(node.table.datasourceId);
     const where = primaryKeyCondition(node, args, conn.dialect);
     const set = planValues(node, columns, args, conn.dialect);
+    const scope = ctx.scopes.of(node.table, conn.dialect);
     const returning = selectColumns(node, info.fieldNodes, info.fragments);
     const table = tableRef(node.table);
     const kinds = columnKinds(node.table, returning);
@@ -234,6 +304,7 @@ export function updateResolver(
       columns: returning,
       kinds,
       where,
+      scope,
       order: planOrder(node, null),
       take: 1,
       skip: 0,
@@ -241,42 +312,44 @@ export function updateResolver(
     let rows: Record<string, unknown>[];
     if (set.length === 0) {
       rows = (await conn.run(readBack)).rows;
-    } else if (capabilities.updateReturning) {
-      rows = (
-        await runWrite(
-          conn,
-          node,
-          'update',
-          conn.dialect.compileUpdate({ table, set, where, returning, kinds }),
-          set,
-        )
-      ).rows;
+    } else if (capabilities.updateReturning && admitsEveryRow(scope)) {
+      const update = conn.dialect.compileUpdate({ table, set, where, scope, returning, kinds });
+      rows = (await runWrite(conn.run, conn.dialect, node, 'update', update, set)).rows;
     } else {
-      // No UPDATE … RETURNING (MySQL, MariaDB): the row is read back by its key (which an update
-      // never changes) when the UPDATE found it.
-      const { affected } = await runWrite(
-        conn,
-        node,
-        'update',
-        conn.dialect.compileUpdate({ table, set, where, returning: [] }),
-        set,
-      );
-      rows = (affected ?? 0) > 0 ? (await conn.run(readBack)).rows : [];
+      // The UPDATE (of a row inside the rule) and the read-back under the rule in one
+      // transaction: a row the change moved outside the rule is no row to return, so the change
+      // is rolled back. The key never changes, so the row is read back by it.
+      rows = await conn.transaction(async (run) => {
+        const update = conn.dialect.compileUpdate({ table, set, where, scope, returning: [] });
+        const { affected } = await runWrite(run, conn.dialect, node, 'update', update, set);
+        if ((affected ?? 0) === 0) return [];
+        const back = (await run(readBack)).rows;
+        if (back.length === 0) throw outsideRule(node.table.name);
+        return back;
+      });
     }
     return shapeRows(node.table, returning, rows, conn.dialect)[0] ?? null;
   };
 }
 
-/** `delete<Base>`: true when a row with that primary key was deleted, false when none had it. */
+/**
+ * `delete<Base>`: true when a row with that primary key, inside the caller's rule, was deleted;
+ * false when none was (CONTRACT.md §6, §4).
+ */
 export function deleteResolver(node: RowNode): GraphQLFieldResolver<unknown, GatewayContext, Args> {
   return async (_source, args, ctx) => {
     const conn = await ctx.connection(node.table.datasourceId);
     const where = primaryKeyCondition(node, args, conn.dialect);
     const { affected } = await runWrite(
-      conn,
+      conn.run,
+      conn.dialect,
       node,
       'delete',
-      conn.dialect.compileDelete({ table: tableRef(node.table), where }),
+      conn.dialect.compileDelete({
+        table: tableRef(node.table),
+        where,
+        scope: ctx.scopes.of(node.table, conn.dialect),
+      }),
     );
     return (affected ?? 0) > 0;
   };

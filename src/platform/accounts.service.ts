@@ -78,5 +78,6 @@ export class AccountsService {
   }
 }
 
-const DUMMY_HASH =
+/** An Argon2id hash of no password: verified against when an account is missing, so timing tells nothing. */
+export const DUMMY_HASH =
   '$argon2id$v=19$m=19456,t=2,p=1$EOyzHbHaPNskofg3Jf3eSw$kOkIRD4+YjdcmIfMTP0ld/AejetU03mdmpT7/pY5Ll4';

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { EventsService } from '../events/events.service';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, Repository } from 'typeorm';
@@ -26,10 +28,21 @@ const view = (a: AppEntity): AppView => ({
 /** Apps: create (with an empty main version), list, rename, set the domain, find by address. */
 @Injectable()
 export class AppsService {
+  /**
+   * Endpoint lookups by address or domain (`a:<address>`, `d:<domain>`), found apps only,
+   * bounded (1,000 entries, 5 s each); dropped by `AppChanged` and used only while
+   * `EventsService.cachesAreSafe()`.
+   */
+  private readonly lookups = new LRUCache<string, AppView>({ max: 1_000, ttl: 5_000 });
+
   constructor(
     @InjectRepository(AppEntity) private readonly apps: Repository<AppEntity>,
     @InjectDataSource() private readonly db: DataSource,
-  ) {}
+    private readonly events: EventsService,
+  ) {
+    events.on('AppChanged', () => this.lookups.clear());
+    events.on('CachesReset', () => this.lookups.clear());
+  }
 
   /** Creates an app and its main version. @throws DomainError CONFLICT when the address is taken. */
   async create(name: string, address: string): Promise<AppView> {
@@ -73,16 +86,23 @@ export class AppsService {
     if (change.name !== undefined) app.name = change.name;
     if (change.domain !== undefined) app.domain = change.domain;
     await this.apps.save(app);
+    this.events.appChanged({ appId: id });
     return view(app);
   }
 
   /** The app at this address or domain (the GraphQL endpoint's step 1), or null. */
   async findByAddressOrDomain(by: { address?: string; domain?: string }): Promise<AppView | null> {
+    const key = by.address ? `a:${by.address}` : by.domain ? `d:${by.domain.toLowerCase()}` : null;
+    if (!key) return null;
+    const safe = this.events.cachesAreSafe();
+    const cached = safe ? this.lookups.get(key) : undefined;
+    if (cached) return cached;
     const app = by.address
       ? await this.apps.findOneBy({ address: by.address })
-      : by.domain
-        ? await this.apps.findOneBy({ domain: by.domain.toLowerCase() })
-        : null;
-    return app ? view(app) : null;
+      : await this.apps.findOneBy({ domain: by.domain!.toLowerCase() });
+    if (!app) return null;
+    const found = view(app);
+    if (safe) this.lookups.set(key, found);
+    return found;
   }
 }

@@ -1,5 +1,8 @@
-import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { LoginThrottleService } from './login-throttle.service';
 import { Access } from './access.decorator';
 import { AccountsService, AccountView } from './accounts.service';
 import { CreateAccountDto, LoginDto } from './dto/platform.dto';
@@ -11,6 +14,8 @@ export class AuthController {
   constructor(
     private readonly accounts: AccountsService,
     private readonly sessions: SessionsService,
+    private readonly throttle: LoginThrottleService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** `POST /api/auth/login` → `200 {token, account}` and an HttpOnly, SameSite=Strict cookie. */
@@ -19,17 +24,33 @@ export class AuthController {
   @HttpCode(200)
   async login(
     @Body() body: LoginDto,
+    @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<{ token: string; account: AccountView }> {
+    await this.throttle.attempt(body.email, req.socket.remoteAddress ?? 'unknown');
     const account = await this.accounts.authenticate(body.email, body.password);
     const token = await this.sessions.issue(account);
     res.cookie(SESSION_COOKIE, token, {
       httpOnly: true,
       sameSite: 'strict',
+      secure: this.config.production,
       path: '/',
       maxAge: SESSION_TTL_SECONDS * 1000,
     });
     return { token, account };
+  }
+
+  /** `POST /api/auth/logout`: clears the session cookie (same attributes) → `204`. */
+  @Post('auth/logout')
+  @Access('public')
+  @HttpCode(204)
+  logout(@Res({ passthrough: true }) res: Response): void {
+    res.clearCookie(SESSION_COOKIE, {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: this.config.production,
+      path: '/',
+    });
   }
 
   /** `POST /api/admin/accounts` (administrators) → `201` account. */

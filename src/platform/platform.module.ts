@@ -15,6 +15,7 @@ import { PlatformAuthGuard } from './platform-auth.guard';
 import { SecretBoxService } from './secret-box.service';
 import { SessionsService } from './sessions.service';
 import { VersionsService } from './versions.service';
+import { LoginThrottleService } from './login-throttle.service';
 
 /** Accounts, platform sessions, apps and versions. Registers the global REST guard. */
 @Module({
@@ -35,8 +36,16 @@ import { VersionsService } from './versions.service';
     AppsService,
     VersionsService,
     SecretBoxService,
+    LoginThrottleService,
     { provide: APP_GUARD, useClass: PlatformAuthGuard },
   ],
-  exports: [AccountsService, SessionsService, AppsService, VersionsService, SecretBoxService],
+  exports: [
+    AccountsService,
+    SessionsService,
+    AppsService,
+    VersionsService,
+    SecretBoxService,
+    LoginThrottleService,
+  ],
 })
 export class PlatformModule {}

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, Repository } from 'typeorm';
@@ -11,6 +12,12 @@ import { VersionDefinition, VersionHead } from './version-definition';
 const MAIN = 'main';
 
 /**
+ * Proves a changed definition of an app can be served. @throws DomainError (400/409) naming
+ * what would not build; nothing is saved then.
+ */
+export type DefinitionProver = (appId: string, def: VersionDefinition) => Promise<void>;
+
+/**
  * Versions of an app's definitions (CONTRACT.md §7, docs/adr/0003): one main version and one
  * working version per builder, created from main on the builder's first edit. Every change writes
  * the whole document and bumps `revision` in one conditional UPDATE, so a concurrent edit is
@@ -18,11 +25,42 @@ const MAIN = 'main';
  */
 @Injectable()
 export class VersionsService {
+  /**
+   * Version heads by `appId:slot`, bounded (10,000 entries, 5 s each); every change of a head
+   * (edit, publish, a new working version) emits `ModelChanged`, which drops the app's entries on
+   * every instance. Used only while `EventsService.cachesAreSafe()`.
+   */
+  private readonly heads = new LRUCache<string, VersionHead>({ max: 10_000, ttl: 5_000 });
+  /** Head reads that went to the metadata store since start (the e2e suites read it). */
+  headReads = 0;
+  /** Raised by every invalidation: a store read that started before one is not cached. */
+  private generation = 0;
+  /** Builds a changed definition's schema before it is saved; set by the GraphQL gateway. */
+  private prover: DefinitionProver | null = null;
+
+  /**
+   * Registers the proof every change must pass before it is saved (the gateway owns schema
+   * building; platform cannot depend on it, so the gateway hands the proof in at start).
+   */
+  setProver(prover: DefinitionProver): void {
+    this.prover = prover;
+  }
+
   constructor(
     @InjectRepository(AppVersionEntity) private readonly versions: Repository<AppVersionEntity>,
     @InjectDataSource() private readonly db: DataSource,
     private readonly events: EventsService,
-  ) {}
+  ) {
+    events.on('ModelChanged', ({ appId }) => {
+      this.generation++;
+      for (const key of [...this.heads.keys()])
+        if (key.startsWith(`${appId}:`)) this.heads.delete(key);
+    });
+    events.on('CachesReset', () => {
+      this.generation++;
+      this.heads.clear();
+    });
+  }
 
   /** Main version's id and revision: what keys, app users and anonymous callers address. */
   async mainHead(appId: string): Promise<VersionHead | null> {
@@ -65,6 +103,8 @@ export class VersionsService {
     const working = await this.ensureWorking(appId, accountId);
     const def = JSON.parse(working.definition) as VersionDefinition;
     const result = await change(def);
+    // Proven before it is saved (CONTRACT.md §3): a change whose schema would not build is refused.
+    await this.prover?.(appId, def);
     const updated = await this.versions
       .createQueryBuilder()
       .update(AppVersionEntity)
@@ -106,11 +146,21 @@ export class VersionsService {
   }
 
   private async head(appId: string, slot: string): Promise<VersionHead | null> {
+    const key = `${appId}:${slot}`;
+    const safe = this.events.cachesAreSafe();
+    const cached = safe ? this.heads.get(key) : undefined;
+    if (cached) return cached;
+    this.headReads++;
+    // A read that overlaps a change is used but not remembered: it may predate the event.
+    const generation = this.generation;
     const row = await this.versions.findOne({
       where: { appId, slot },
       select: { id: true, revision: true },
     });
-    return row ? { appId, versionId: row.id, revision: row.revision } : null;
+    if (!row) return null;
+    const head = { appId, versionId: row.id, revision: row.revision };
+    if (safe && generation === this.generation) this.heads.set(key, head);
+    return head;
   }
 
   private async ensureWorking(appId: string, accountId: string): Promise<AppVersionEntity> {

@@ -40,6 +40,12 @@ export function fieldsTreeProblems(
     const nav = navs.find((n) => n.name === key);
     if (value === true && t.columns.some((c) => c.name === key)) continue;
     if (nav && value !== null && typeof value === 'object') {
+      if (Object.keys(value).length === 0) {
+        problems.push(
+          `fields.${at}: a navigation field includes at least one field, e.g. {"id": true}`,
+        );
+        continue;
+      }
       problems.push(...fieldsTreeProblems(def, nav.to, value, at));
       continue;
     }

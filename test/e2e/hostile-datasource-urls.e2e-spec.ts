@@ -6,7 +6,14 @@ import { loadConfig } from '../../src/config/app-config';
 import { HttpAnswer, RunningApp, startApp } from '../support/app-harness';
 import { loadSalesIntoSqlite } from '../support/sales-fixture';
 import { describeWith, SERVICE_URLS } from '../support/services';
-import { sqliteAppFolder } from '../support/sqlite-folders';
+import { placeSqliteFile } from '../support/sqlite-placement';
+
+/** An app's own SQLite folder under the harness's `DATA_DIR`, created when missing. */
+function sqliteAppFolder(dataDir: string, appId: string): string {
+  const folder = join(dataDir, 'datasources', appId);
+  mkdirSync(folder, { recursive: true });
+  return folder;
+}
 
 /**
  * Datasource URLs a builder could use against the server itself (CONTRACT.md §8, last bullet):
@@ -129,7 +136,7 @@ describe('Hostile datasource URLs over HTTP', () => {
 
   describe("SQLite: files in the app's own folder only", () => {
     beforeAll(() => {
-      loadSalesIntoSqlite(run.dataDir, appA);
+      placeSqliteFile(run.dataDir, appA, loadSalesIntoSqlite(run.dataDir));
     });
 
     it("registers a file of the app's own folder", async () => {
@@ -194,7 +201,7 @@ describe('Hostile datasource URLs over HTTP', () => {
 
     it('checks the file again on every open: a file swapped for a link after registration is refused', async () => {
       const folder = sqliteAppFolder(run.dataDir, appA);
-      loadSalesIntoSqlite(run.dataDir, appA, 'swap.db');
+      placeSqliteFile(run.dataDir, appA, loadSalesIntoSqlite(run.dataDir, 'swap.db'));
       const ds = await register(appA, 'sqlite', 'sqlite:swap.db');
       expect(ds.status).toBe(201);
       rmSync(join(folder, 'swap.db'));

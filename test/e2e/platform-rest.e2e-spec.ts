@@ -7,6 +7,7 @@ import { ADMIN, RunningApp, startApp } from '../support/app-harness';
 import { createPgDatabase, PgDatabase } from '../support/postgres-fixture';
 import { loadSalesIntoSqlite } from '../support/sales-fixture';
 import { describeWith, SERVICE_URLS } from '../support/services';
+import { placeSqliteFile } from '../support/sqlite-placement';
 
 /** POST with a chosen Host header (fetch may not set Host). */
 function postWithHost(
@@ -160,19 +161,16 @@ describe('Platform REST over HTTP (SQLite metadata store)', () => {
     expect(JSON.stringify(bad.body)).not.toContain('TopSecretPw');
     const missingFile = await run.http('POST', `/api/apps/${app.body.id}/datasources`, {
       token: builder,
-      body: { name: 'x', type: 'sqlite', url: 'sqlite:no-such-file.db' },
+      body: { name: 'x', type: 'sqlite', url: 'sqlite:/no/such/file.db' },
     });
     expect(missingFile.status).toBe(400);
-    expect(missingFile.body.message).toBe(
-      "No SQLite database file no-such-file.db in this app's datasource folder",
-    );
-    // Only files in the app's own folder: never the metadata store or any other server file.
+    // Only files in the datasource folder: never the metadata store or any other server file.
     const store = await run.http('POST', `/api/apps/${app.body.id}/datasources`, {
       token: builder,
       body: { name: 'x', type: 'sqlite', url: `sqlite:${run.dataDir}/platform.db` },
     });
     expect(store.status).toBe(400);
-    expect(store.body.message).toMatch(/SQLITE_DATASOURCE_DIR/);
+    expect(store.body.message).toMatch(/own datasource folder/);
     expect(store.body.message).not.toContain(run.dataDir);
     const escape = await run.http('POST', `/api/apps/${app.body.id}/datasources`, {
       token: builder,
@@ -195,7 +193,11 @@ describe('Platform REST over HTTP (SQLite metadata store)', () => {
     ).body;
     const ds = await run.http('POST', `/api/apps/${app.id}/datasources`, {
       token: builder,
-      body: { name: 'sales', type: 'sqlite', url: loadSalesIntoSqlite(run.dataDir, app.id) },
+      body: {
+        name: 'sales',
+        type: 'sqlite',
+        url: placeSqliteFile(run.dataDir, app.id, loadSalesIntoSqlite(run.dataDir)),
+      },
     });
     expect(ds.status).toBe(201);
     const again = await run.http('POST', `/api/apps/${app.id}/datasources`, {
@@ -281,7 +283,11 @@ describe('Platform REST over HTTP (SQLite metadata store)', () => {
         body: { name: 'Refresh', address: 'refresh-test' },
       })
     ).body;
-    const url = loadSalesIntoSqlite(run.dataDir, app.id, 'refresh.db');
+    const url = placeSqliteFile(
+      run.dataDir,
+      app.id,
+      loadSalesIntoSqlite(run.dataDir, 'refresh.db'),
+    );
     const ds = (
       await run.http('POST', `/api/apps/${app.id}/datasources`, {
         token: builder,
@@ -420,6 +426,7 @@ describeWith('postgres')('Metadata store on PostgreSQL', () => {
         'account',
         'api_key',
         'app',
+        'app_user',
         'app_version',
         'datasource',
         'migrations',

@@ -10,7 +10,6 @@ import { createMysqlDatabase } from '../support/mysql-fixture';
 import { createPgDatabase } from '../support/postgres-fixture';
 import { ServiceProcess, startServiceProcess } from '../support/service-process';
 import { describeWith } from '../support/services';
-import { sqliteAppFolder } from '../support/sqlite-folders';
 
 const ZONES = ['America/Sao_Paulo', 'Asia/Kolkata'];
 const ADMIN = { email: 'tz@e2e.test', password: 'tz-admin-password' };
@@ -18,12 +17,7 @@ const ADMIN = { email: 'tz@e2e.test', password: 'tz-admin-password' };
 interface Case {
   type: 'postgres' | 'mysql' | 'sqlite';
   describe: jest.Describe;
-  setup(sqliteDir: string): Promise<{
-    url: string;
-    cleanup(): Promise<void>;
-    /** Puts the database in an app's own folder before it is registered (SQLite only). */
-    placeFor?(appId: string): void;
-  }>;
+  setup(sqliteDir: string): Promise<{ url: string; cleanup(): Promise<void> }>;
   /** books.published_at written as `2024-05-06T07:08:09.120+02:00` (or local where the database has no zone). */
   published: { write: string; read: string };
 }
@@ -54,18 +48,8 @@ const CASES: Case[] = [
     type: 'sqlite',
     describe,
     async setup(sqliteDir) {
-      // The two services are two platforms, so their apps have different ids and folders. One
-      // file, written once and hard-linked into each app's folder (a hard link is a plain file;
-      // a symbolic link would be refused), lets both read what the other wrote. The test writes
-      // from one service at a time, so the per-path journals SQLite keeps never meet.
-      loadLibraryIntoSqlite(join(sqliteDir, '..'), 'shared');
-      const file = join(sqliteDir, 'shared', 'library.db');
-      return {
-        url: 'sqlite:library.db',
-        cleanup: async () => undefined,
-        placeFor: (appId) =>
-          linkSync(file, join(sqliteAppFolder(join(sqliteDir, '..'), appId), 'library.db')),
-      };
+      loadLibraryIntoSqlite(join(sqliteDir, '..'));
+      return { url: 'sqlite:library.db', cleanup: async () => undefined };
     },
     published: { write: '2024-05-06T07:08:09.120', read: '2024-05-06T07:08:09.120' },
   },
@@ -90,16 +74,11 @@ async function call(
 }
 
 /** Sets an app up over HTTP like a builder would; returns a GraphQL caller with a key. */
-async function setUp(
-  base: string,
-  type: string,
-  url: string,
-  placeFor: (appId: string) => void = () => undefined,
-) {
+async function setUp(base: string, type: string, url: string, place?: (appId: string) => void) {
   const { token } = await call(base, 'POST', '/api/auth/login', ADMIN);
   const auth = { authorization: `Bearer ${token}` };
   const app = await call(base, 'POST', '/api/apps', { name: 'TZ', address: 'tz' }, auth);
-  placeFor(app.id);
+  place?.(app.id);
   const ds = await call(
     base,
     'POST',
@@ -180,7 +159,16 @@ for (const c of CASES) {
           DEMO: '0',
         });
         services.push(service);
-        callers.push(await setUp(service.baseUrl, c.type, db.url, db.placeFor));
+        // Each service's app opens SQLite files from its own folder: the same file, hard-linked
+        // there (a hard link is the file itself, not a symbolic link the service would refuse).
+        const place =
+          c.type === 'sqlite'
+            ? (appId: string) => {
+                mkdirSync(join(sqliteDir, appId), { recursive: true });
+                linkSync(join(sqliteDir, 'library.db'), join(sqliteDir, appId, 'library.db'));
+              }
+            : undefined;
+        callers.push(await setUp(service.baseUrl, c.type, db.url, place));
       }
       const [west, east] = callers;
       // Written in one zone…

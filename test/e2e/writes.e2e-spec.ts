@@ -8,16 +8,13 @@ import {
 } from '../support/library-fixture';
 import { createMysqlDatabase } from '../support/mysql-fixture';
 import { createPgDatabase } from '../support/postgres-fixture';
+import { placeSqliteFile } from '../support/sqlite-placement';
 import { describeWith } from '../support/services';
 
 interface DialectCase {
   type: 'postgres' | 'sqlite' | 'mysql';
   describe: jest.Describe;
-  /** `appId`: SQLite files go in the app's own folder. */
-  setup(
-    dataDir: string,
-    appId: string,
-  ): Promise<{ url: string; tables: string[]; cleanup(): Promise<void> }>;
+  setup(dataDir: string): Promise<{ url: string; tables: string[]; cleanup(): Promise<void> }>;
   /** `books.published_at` as written, and as read back: timestamptz (an instant) on PostgreSQL, DATETIME (local) on SQLite. */
   publishedAt: { write: string; read: string };
   /** `books.price` for "12.50". */
@@ -54,9 +51,9 @@ const CASES: DialectCase[] = [
   {
     type: 'sqlite',
     describe,
-    async setup(dataDir, appId) {
+    async setup(dataDir) {
       return {
-        url: loadLibraryIntoSqlite(dataDir, appId),
+        url: loadLibraryIntoSqlite(dataDir),
         tables: ['countries', 'authors', 'books'],
         cleanup: async () => undefined,
       };
@@ -117,13 +114,17 @@ for (const dialect of CASES) {
     beforeAll(async () => {
       run = await startApp();
       token = await run.adminToken();
+      const db = await dialect.setup(run.dataDir);
+      cleanup = db.cleanup;
       appId = (await run.http('POST', '/api/apps', { token, body: { name: 'Library', address } }))
         .body.id;
-      const db = await dialect.setup(run.dataDir, appId);
-      cleanup = db.cleanup;
       const ds = await run.http('POST', `/api/apps/${appId}/datasources`, {
         token,
-        body: { name: 'library', type: dialect.type, url: db.url },
+        body: {
+          name: 'library',
+          type: dialect.type,
+          url: placeSqliteFile(run.dataDir, appId, db.url),
+        },
       });
       expect(ds.status).toBe(201);
       expect(

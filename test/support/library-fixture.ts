@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MysqlDatabase } from './mysql-fixture';
 import type { PgDatabase } from './postgres-fixture';
-import { sqliteAppFolder } from './sqlite-folders';
 
 /**
  * The writes dataset: `countries` (natural key), `authors` (generated key, unique email,
@@ -39,12 +39,10 @@ export async function loadLibraryIntoPostgres(db: PgDatabase): Promise<void> {
   await db.exec(POSTGRES);
 }
 
-/**
- * Creates the writes dataset in the app's own folder, `<dataDir>/datasources/<appId>/library.db`;
- * returns `sqlite:library.db`.
- */
-export function loadLibraryIntoSqlite(dataDir: string, appId: string): string {
-  const db = new Database(join(sqliteAppFolder(dataDir, appId), 'library.db'));
+/** Creates the writes dataset in `<dataDir>/datasources/library.db`; returns `sqlite:library.db`. */
+export function loadLibraryIntoSqlite(dataDir: string): string {
+  mkdirSync(join(dataDir, 'datasources'), { recursive: true });
+  const db = new Database(join(dataDir, 'datasources', 'library.db'));
   db.exec(SQLITE);
   db.close();
   return 'sqlite:library.db';

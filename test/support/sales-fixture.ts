@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { sqliteAppFolder } from './sqlite-folders';
 import type { MysqlDatabase } from './mysql-fixture';
 import type { PgDatabase } from './postgres-fixture';
 
@@ -118,11 +118,12 @@ export async function loadSalesIntoPostgres(db: PgDatabase): Promise<void> {
 }
 
 /**
- * Writes the three tables to `sales.db` in the app's own SQLite datasource folder
- * (`<DATA_DIR>/datasources/<appId>/`); returns the URL a builder would send, e.g. `sqlite:sales.db`.
+ * Writes the three tables to `sales.db` in the service's SQLite datasource folder
+ * (`<DATA_DIR>/datasources`); returns the URL a builder would send, e.g. `sqlite:sales.db`.
  */
-export function loadSalesIntoSqlite(dataDir: string, appId: string, fileName = 'sales.db'): string {
-  const file = join(sqliteAppFolder(dataDir, appId), fileName);
+export function loadSalesIntoSqlite(dataDir: string, fileName = 'sales.db'): string {
+  mkdirSync(join(dataDir, 'datasources'), { recursive: true });
+  const file = join(dataDir, 'datasources', fileName);
   const db = new Database(file);
   db.exec(`
     CREATE TABLE customers (id INTEGER PRIMARY KEY, name VARCHAR(100) NOT NULL, email VARCHAR(200) NOT NULL UNIQUE,

@@ -1,0 +1,54 @@
+'use strict';
+/**
+ * The raw-SQL floor (issue 8): plain `node:http` + a `pg` Pool, one hand-written SQL statement per
+ * request, answering the same JSON as the service for the three workloads. Run as a child process
+ * by bench/run.js (so its CPU time is its own): `node bench/floor.js <postgres url> <port>`.
+ */
+const http = require('node:http');
+const { Pool } = require('pg');
+
+const [url, port] = process.argv.slice(2);
+const pool = new Pool({ connectionString: url, max: 10 });
+
+const FILTER = `o.status = 'shipped' AND o.total > 100`;
+const ORDER = 'o.placed_at DESC, o.id ASC';
+const TS = `to_char(o.placed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const SQL = {
+  // Q1: 50 orders, newest first, skip 100.
+  q1: `SELECT json_build_object('getOrders', coalesce(json_agg(json_build_object(
+         'id', o.id::text, 'status', o.status, 'total', o.total::text, 'placed_at', ${TS}) ORDER BY ${ORDER}), '[]'))::text AS body
+       FROM (SELECT * FROM orders o WHERE ${FILTER} ORDER BY ${ORDER} LIMIT 50 OFFSET 100) o`,
+  // Q2: Q1 + each order's customer and its lines (first 10 by id) with their product, in one statement.
+  q2: `SELECT json_build_object('getOrders', coalesce(json_agg(json_build_object(
+         'id', o.id::text, 'status', o.status, 'total', o.total::text, 'placed_at', ${TS},
+         'customer', json_build_object('id', c.id::text, 'name', c.name),
+         'order_lines', l.lines) ORDER BY ${ORDER}), '[]'))::text AS body
+       FROM (SELECT * FROM orders o WHERE ${FILTER} ORDER BY ${ORDER} LIMIT 50 OFFSET 100) o
+       JOIN customers c ON c.id = o.customer_id
+       CROSS JOIN LATERAL (
+         SELECT coalesce(json_agg(json_build_object('id', x.id::text, 'quantity', x.quantity,
+                  'product', json_build_object('id', p.id::text, 'name', p.name)) ORDER BY x.id), '[]') AS lines
+         FROM (SELECT * FROM order_lines ol WHERE ol.order_id = o.id ORDER BY ol.id LIMIT 10) x
+         JOIN products p ON p.id = x.product_id) l`,
+  // Q3: the count of Q1's filter.
+  q3: `SELECT json_build_object('countOrders', count(*))::text AS body FROM orders o WHERE ${FILTER}`,
+};
+
+http
+  .createServer(async (req, res) => {
+    const sql = SQL[req.url.slice(1)];
+    if (!sql) {
+      res.writeHead(404).end();
+      return;
+    }
+    req.resume();
+    try {
+      const { rows } = await pool.query(sql);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"data":${rows[0].body}}`);
+    } catch (error) {
+      res.writeHead(500).end(String(error.message));
+    }
+  })
+  .listen(Number(port), '127.0.0.1', () => process.send?.('ready'));

@@ -1,0 +1,74 @@
+import type { NextFunction, Request, Response } from 'express';
+import { SESSION_COOKIE } from '../platform/sessions.service';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Whether a request is addressed to the GraphQL endpoint (its refusals are GraphQL-shaped). */
+function isGraphqlEndpoint(req: Request): boolean {
+  return req.path === '/api/graphql' || req.path.startsWith('/api/graphql/');
+}
+
+/** A refusal in the shape of the endpoint it answers: GraphQL errors, or the REST error body. */
+function refuse(req: Request, res: Response, status: number, code: string, message: string): void {
+  if (isGraphqlEndpoint(req)) {
+    res.status(status).json({
+      errors: [{ message, extensions: { code: status === 415 ? 'BAD_REQUEST' : 'FORBIDDEN' } }],
+    });
+  } else {
+    res.status(status).json({ statusCode: status, code, message });
+  }
+}
+
+/**
+ * Express middleware (CONTRACT.md §2): every request body on `/api/**`, the GraphQL endpoint
+ * included, is `application/json` (a charset parameter allowed); anything else answers 415 before
+ * it is parsed, so a cross-site form or `text/plain` post reaches no route.
+ */
+export function jsonBodiesOnly(req: Request, res: Response, next: NextFunction): void {
+  const hasBody =
+    !SAFE_METHODS.has(req.method) &&
+    (req.headers['transfer-encoding'] !== undefined ||
+      Number(req.headers['content-length'] ?? 0) > 0);
+  if (hasBody && req.path.startsWith('/api/')) {
+    const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    if (type !== 'application/json') {
+      refuse(req, res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
+      return;
+    }
+  }
+  next();
+}
+
+/** The host (with port) an `Origin` or `Referer` URL names, or null. */
+function hostOf(url: string | undefined): string | null {
+  if (!url) return null;
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Express middleware (CONTRACT.md §2): a state-changing request authenticated by the session
+ * cookie (the cookie is there and no `Authorization` or `x-api-key` header authenticates it) must
+ * come from the service's own pages: its `Origin` (or, without one, its `Referer`) must name the
+ * host the request was sent to. Else 403 `Cross-site request refused`. Integrations send bearer
+ * tokens or keys and are not affected.
+ */
+export function sameOriginForCookieSessions(req: Request, res: Response, next: NextFunction): void {
+  const cookie = (req.headers.cookie ?? '')
+    .split(';')
+    .some((c) => c.trim().startsWith(`${SESSION_COOKIE}=`));
+  const otherAuth =
+    req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined;
+  if (!SAFE_METHODS.has(req.method) && cookie && !otherAuth) {
+    const origin = hostOf(req.headers.origin) ?? hostOf(req.headers.referer);
+    const own = (req.headers.host ?? '').toLowerCase();
+    if (!origin || origin !== own) {
+      refuse(req, res, 403, 'FORBIDDEN', 'Cross-site request refused');
+      return;
+    }
+  }
+  next();
+}

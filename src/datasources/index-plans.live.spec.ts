@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import mysql from 'mysql2/promise';
+import { Client } from 'pg';
+import { SERVICE_URLS, describeWith } from '../../test/support/services';
+import { ALL_ROWS, SelectPlan } from './dialect';
+import { MysqlDialect } from './mysql.dialect';
+import { PostgresDialect } from './postgres.dialect';
+import { SqliteDialect } from './sqlite.dialect';
+
+/**
+ * Issue 8, "SQL the database can run from an index": the shape of Q1 (50 orders with a status,
+ * newest first, a page) is served by the index `orders (status, placed_at DESC, id)` on every
+ * local database: the plan has no sort step. Plans, not timings.
+ */
+
+const ROWS = 20_000;
+
+/** Q1's plan as the planner makes it: placed_at and id are NOT NULL, so no null ordering. */
+const q1: SelectPlan = {
+  table: { schema: null, name: 'orders' },
+  columns: ['id', 'status', 'total', 'placed_at'],
+  where: { kind: 'compare', column: 'status', op: 'eq', value: 'shipped' },
+  scope: ALL_ROWS,
+  order: [
+    { column: 'placed_at', direction: 'DESC', nullable: false },
+    { column: 'id', direction: 'DESC', nullable: false },
+  ],
+  take: 50,
+  skip: 100,
+};
+
+/** Every node type in a PostgreSQL JSON plan. */
+function nodeTypes(plan: Record<string, unknown>): string[] {
+  const children = (plan.Plans as Record<string, unknown>[] | undefined) ?? [];
+  return [String(plan['Node Type']), ...children.flatMap(nodeTypes)];
+}
+
+describeWith('postgres')('Q1 is served by the index on PostgreSQL', () => {
+  let admin: Client;
+  let client: Client;
+  const name = `tg_plan_${randomBytes(4).toString('hex')}`;
+
+  beforeAll(async () => {
+    admin = new Client({ connectionString: SERVICE_URLS.postgres });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name}"`);
+    const url = new URL(SERVICE_URLS.postgres);
+    url.pathname = `/${name}`;
+    client = new Client({ connectionString: url.toString() });
+    await client.connect();
+    await client.query(`CREATE TABLE orders (id serial PRIMARY KEY, status text NOT NULL, total numeric(10,2) NOT NULL,
+      placed_at timestamptz NOT NULL, note text)`);
+    await client.query(`INSERT INTO orders (status, total, placed_at, note)
+      SELECT (ARRAY['new','paid','shipped','cancelled'])[1 + g % 4], (g % 500) + 0.5,
+             timestamptz '2024-01-01' + g * interval '1 minute', CASE WHEN g % 7 = 0 THEN NULL ELSE 'n' END
+      FROM generate_series(1, ${ROWS}) g`);
+    await client.query(
+      'CREATE INDEX orders_status_placed ON orders (status, placed_at DESC, id DESC)',
+    );
+    await client.query('ANALYZE orders');
+  });
+
+  afterAll(async () => {
+    await client?.end();
+    await admin?.query(`DROP DATABASE IF EXISTS "${name}"`);
+    await admin?.end();
+  });
+
+  it('has no Sort node when the order columns are NOT NULL', async () => {
+    const q = new PostgresDialect().compileSelect(q1);
+    expect(q.sql).not.toContain('NULLS');
+    const [{ 'QUERY PLAN': plan }] = (
+      await client.query(`EXPLAIN (FORMAT JSON) ${q.sql}`, q.params)
+    ).rows;
+    const types = nodeTypes(plan[0].Plan);
+    expect(types).not.toContain('Sort');
+    expect(types.some((t) => t.startsWith('Index'))).toBe(true);
+  });
+
+  it('still sorts empty values first under ASC and last under DESC on a nullable column', async () => {
+    const dialect = new PostgresDialect();
+    const read = async (direction: 'ASC' | 'DESC') => {
+      const q = dialect.compileSelect({
+        ...q1,
+        columns: ['id', 'note'],
+        where: { kind: 'compare', column: 'id', op: 'lte', value: 14 },
+        order: [
+          { column: 'note', direction, nullable: true },
+          { column: 'id', direction: 'ASC', nullable: false },
+        ],
+        take: 14,
+        skip: 0,
+      });
+      return (await client.query(q.sql, q.params)).rows.map((r) => r.note);
+    };
+    const asc = await read('ASC');
+    expect(asc.slice(0, 2)).toEqual([null, null]);
+    const desc = await read('DESC');
+    expect(desc.slice(-2)).toEqual([null, null]);
+  });
+});
+
+describeWith('mysql')('Q1 is served by the index on MariaDB', () => {
+  let conn: mysql.Connection;
+  const name = `tg_plan_${randomBytes(4).toString('hex')}`;
+
+  beforeAll(async () => {
+    conn = await mysql.createConnection({ uri: SERVICE_URLS.mysql, multipleStatements: true });
+    await conn.query(`CREATE DATABASE \`${name}\`; USE \`${name}\``);
+    await conn.query(`CREATE TABLE orders (id int AUTO_INCREMENT PRIMARY KEY, status varchar(20) NOT NULL,
+      total decimal(10,2) NOT NULL, placed_at datetime(3) NOT NULL)`);
+    await conn.query(`INSERT INTO orders (status, total, placed_at)
+      SELECT ELT(1 + seq % 4, 'new','paid','shipped','cancelled'), (seq % 500) + 0.5, '2024-01-01' + INTERVAL seq MINUTE
+      FROM seq_1_to_${ROWS}`);
+    await conn.query(
+      'CREATE INDEX orders_status_placed ON orders (status, placed_at DESC, id DESC)',
+    );
+    await conn.query('ANALYZE TABLE orders');
+  });
+
+  afterAll(async () => {
+    await conn?.query(`DROP DATABASE IF EXISTS \`${name}\``);
+    await conn?.end();
+  });
+
+  it('does not sort (no "Using filesort")', async () => {
+    const q = new MysqlDialect().compileSelect(q1);
+    const [rows] = await conn.query(`EXPLAIN ${q.sql}`, q.params);
+    const extra = (rows as { Extra: string | null }[]).map((r) => r.Extra ?? '').join(' ');
+    expect(extra).not.toContain('filesort');
+  });
+});
+
+describe('Q1 is served by the index on SQLite', () => {
+  it('does not build a temporary B-tree for the order', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tg-plan-'));
+    try {
+      const db = new Database(join(dir, 'plan.db'));
+      db.exec(`CREATE TABLE orders (id INTEGER PRIMARY KEY, status TEXT NOT NULL, total DECIMAL(10,2) NOT NULL,
+        placed_at DATETIME NOT NULL);
+        WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ${ROWS})
+        INSERT INTO orders (status, total, placed_at)
+          SELECT CASE n % 4 WHEN 0 THEN 'new' WHEN 1 THEN 'paid' WHEN 2 THEN 'shipped' ELSE 'cancelled' END,
+                 (n % 500) + 0.5, datetime('2024-01-01', '+' || n || ' minutes') FROM g;
+        CREATE INDEX orders_status_placed ON orders (status, placed_at DESC, id DESC);
+        ANALYZE;`);
+      const q = new SqliteDialect().compileSelect(q1);
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${q.sql}`).all(...(q.params as never[])) as {
+        detail: string;
+      }[];
+      const details = plan.map((r) => r.detail).join(' | ');
+      expect(details).toContain('orders_status_placed');
+      expect(details).not.toContain('TEMP B-TREE FOR ORDER BY');
+      db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

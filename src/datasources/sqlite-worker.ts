@@ -1,0 +1,45 @@
+import type Database from 'better-sqlite3';
+import { openSqliteConnection, runSqlite, SqliteResult } from './sqlite-connection';
+
+/** One statement for a worker thread: the datasource file, SQL and bound parameters. */
+export interface SqliteTask {
+  file: string;
+  sql: string;
+  params: unknown[];
+  busyTimeoutMs: number;
+}
+
+/** Connections of this worker thread, one per datasource file, opened on first use. */
+const connections = new Map<string, Database.Database>();
+
+/**
+ * The piscina task of a SQLite worker thread (see `SqlitePool`): runs one statement on this
+ * thread's connection to the file, off the main event loop. A statement past its deadline is
+ * stopped by terminating the whole thread (piscina does so for an aborted running task), which
+ * closes its connections; the next task opens them again.
+ */
+export default function runTask(task: SqliteTask): SqliteResult | SqliteTaskError {
+  try {
+    let db = connections.get(task.file);
+    if (!db) {
+      db = openSqliteConnection(task.file, task.busyTimeoutMs);
+      connections.set(task.file, db);
+    }
+    return runSqlite(db, task.sql, task.params);
+  } catch (error) {
+    // Returned, not thrown: an error crossing the thread boundary loses its message.
+    const e = error as { name?: unknown; message?: unknown; code?: unknown };
+    return {
+      failed: {
+        name: String(e.name),
+        message: String(e.message),
+        code: typeof e.code === 'string' ? e.code : undefined,
+      },
+    };
+  }
+}
+
+/** A driver error of a task, as plain data (rebuilt as an Error on the main thread). */
+export interface SqliteTaskError {
+  failed: { name: string; message: string; code: string | undefined };
+}

@@ -1,0 +1,203 @@
+import { buildSchema } from 'graphql';
+import { DomainError, ErrorCode } from '../../common/domain-error';
+import {
+  compileDocument,
+  DocumentCache,
+  RequestRefusal,
+  selectOperation,
+} from './compiled-operation';
+import { coerceRequestVariables } from './execute-operation';
+
+/** Request step 6: compile once per (schema, text), refuse before paying, cache only what compiled. */
+
+const schema = buildSchema(`
+  type Query {
+    getOrders(where: OrderFilter, take: Int, skip: Int): [Order!]!
+    countOrders(where: OrderFilter): Int!
+    getCustomers(take: Int, skip: Int): [Customer!]!
+  }
+  type Mutation { deleteOrders(id: ID!): Boolean! }
+  input OrderFilter { id: IDOps, total: FloatOps, and: [OrderFilter!], or: [OrderFilter!] }
+  input IDOps { eq: ID, in: [ID!], nin: [ID!] }
+  input FloatOps { gt: Float, in: [Float!] }
+  type Order { id: ID! total: Float customer: Customer }
+  type Customer { id: ID! name: String orders(take: Int, skip: Int, where: OrderFilter): [Order!]! }
+`);
+
+const LIMITS = {
+  queryBytes: 100_000,
+  queryTokens: 10_000,
+  fragmentSpreads: 1_000,
+  rows: 100_000,
+  skip: 100_000,
+  inList: 1_000,
+  booleanItems: 100,
+};
+
+function refusal(fn: () => unknown): RequestRefusal {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(RequestRefusal);
+    return error as RequestRefusal;
+  }
+  throw new Error('expected a refusal');
+}
+
+function domainError(fn: () => unknown): DomainError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(DomainError);
+    return error as DomainError;
+  }
+  throw new Error('expected a DomainError');
+}
+
+/** The cost check of a text with variables, as the controller runs it. */
+function cost(text: string, variables: Record<string, unknown> = {}, limits = LIMITS) {
+  const compiled = compileDocument(schema, text, limits, false);
+  const operation = selectOperation(compiled, undefined);
+  return operation.cost(coerceRequestVariables(schema, operation, variables).values, limits);
+}
+
+describe('compileDocument', () => {
+  it('refuses a text over the byte ceiling before parsing it', () => {
+    const r = refusal(() =>
+      compileDocument(
+        schema,
+        `{ countOrders } #${'x'.repeat(200)}`,
+        { ...LIMITS, queryBytes: 100 },
+        false,
+      ),
+    );
+    expect(r.status).toBe(400);
+    expect(r.errors[0].extensions?.code).toBe('GRAPHQL_PARSE_FAILED');
+    expect(r.errors[0].message).toContain('the limit is 100');
+  });
+
+  it('refuses a text over the token ceiling', () => {
+    const text = `{ ${Array.from({ length: 60 }, (_, i) => `a${i}: countOrders`).join(' ')} }`;
+    const r = refusal(() => compileDocument(schema, text, { ...LIMITS, queryTokens: 50 }, false));
+    expect(r.errors[0].extensions?.code).toBe('GRAPHQL_PARSE_FAILED');
+    expect(r.errors[0].message).toMatch(/token limit of 50/);
+  });
+
+  it('keeps no location in the parsed document', () => {
+    expect(compileDocument(schema, '{ countOrders }', LIMITS, false).document.loc).toBeUndefined();
+  });
+
+  it('answers validation errors with GRAPHQL_VALIDATION_FAILED, suggesting names only to builders', () => {
+    const outsider = refusal(() => compileDocument(schema, '{ getOrder { id } }', LIMITS, false));
+    expect(outsider.errors[0].extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(outsider.errors[0].message).toBe('Cannot query field "getOrder" on type "Query".');
+    const builder = refusal(() => compileDocument(schema, '{ getOrder { id } }', LIMITS, true));
+    expect(builder.errors[0].message).toContain('Did you mean "getOrders"');
+  });
+
+  it('coerces literals before validating (CONTRACT.md §6 Values)', () => {
+    expect(() =>
+      compileDocument(schema, '{ getOrders(take: "5") { id } }', LIMITS, false),
+    ).not.toThrow();
+  });
+
+  it('lists the root fields of each operation, fragments expanded', () => {
+    const compiled = compileDocument(
+      schema,
+      'query A { ...R countOrders } query B { getCustomers { id } } fragment R on Query { getOrders { id } }',
+      LIMITS,
+      false,
+    );
+    expect(selectOperation(compiled, 'A').rootFieldNames.sort()).toEqual([
+      'countOrders',
+      'getOrders',
+    ]);
+    expect(refusal(() => selectOperation(compiled, undefined)).errors[0].message).toContain(
+      'operation name',
+    );
+    expect(refusal(() => selectOperation(compiled, 'C')).status).toBe(400);
+  });
+});
+
+describe('DocumentCache', () => {
+  it('keeps only documents that compiled, and is bounded by bytes', () => {
+    const cache = new DocumentCache(10_000);
+    const compile = (text: string) => () => compileDocument(schema, text, LIMITS, false);
+    expect(() => cache.compile('s1', compile('{ nope }'), '{ nope }')).toThrow(RequestRefusal);
+    expect(cache.size).toBe(0);
+    const first = cache.compile('s1', compile('{ countOrders }'), '{ countOrders }');
+    expect(
+      cache.compile(
+        's1',
+        () => {
+          throw new Error('not compiled again');
+        },
+        '{ countOrders }',
+      ),
+    ).toBe(first);
+    for (let i = 0; i < 50; i++) {
+      const text = `{ a${i}: countOrders }`;
+      cache.compile('s1', compile(text), text);
+    }
+    // 10,000 bytes hold a handful of small entries (≈ 2 KB + 16 bytes per character each).
+    expect(cache.size).toBeLessThan(6);
+    cache.dropSchema('s1');
+    expect(cache.size).toBe(0);
+  });
+});
+
+describe('the worst-case rows estimate (CONTRACT.md §6 Limits)', () => {
+  it('multiplies take along every path and sums over fields, 10,000 by default', () => {
+    expect(cost('{ getOrders(take: 50) { id customer { id } } }').rows).toBe(50 + 50);
+    expect(cost('{ getCustomers(take: 10) { orders(take: 5) { id } } countOrders }').rows).toBe(
+      10 + 50,
+    );
+    expect(cost('{ getOrders { id } }').rows).toBe(10_000);
+  });
+
+  it('expands fragments and counts aliases separately', () => {
+    const text =
+      '{ a: getCustomers(take: 10) { ...O } b: getCustomers(take: 10) { ...O } } fragment O on Customer { orders(take: 3) { id } }';
+    expect(cost(text).rows).toBe(2 * (10 + 30));
+  });
+
+  it('refuses a request over the ceiling with QUERY_TOO_COMPLEX naming the estimate and the ceiling', () => {
+    const e = domainError(() => cost('{ getCustomers { orders { id } } }'));
+    expect(e.code).toBe(ErrorCode.QueryTooComplex);
+    expect(e.message).toContain('100,010,000 rows; the limit is 100,000');
+  });
+
+  it('reads take from variables, including variable defaults', () => {
+    const text = 'query($t: Int = 20000) { getOrders(take: $t) { id } }';
+    expect(domainError(() => cost(text)).message).toContain('take exceeds the limit of 10,000');
+    expect(cost(text, { t: 7 }).rows).toBe(7);
+  });
+
+  it('refuses negative page values, a skip over its ceiling, long in lists and too many and/or items', () => {
+    expect(domainError(() => cost('{ getOrders(take: -1) { id } }')).message).toContain(
+      'take must be 0 or more',
+    );
+    expect(
+      domainError(() => cost('{ getCustomers(take: 1) { orders(skip: -1) { id } } }')).message,
+    ).toContain('orders: skip');
+    expect(
+      domainError(() => cost('{ getOrders(take: 1, skip: 100001) { id } }')).message,
+    ).toContain('skip exceeds the limit of 100,000');
+    const ids = JSON.stringify(Array.from({ length: 1001 }, (_, i) => String(i)));
+    const inList = domainError(() =>
+      cost(`query($ids: [ID!]) { countOrders(where: {id: {in: $ids}}) }`, { ids: JSON.parse(ids) }),
+    );
+    expect(inList.message).toContain('1001 items; the limit is 1,000');
+    const ors = Array.from({ length: 101 }, () => '{total: {gt: 1}}').join(', ');
+    expect(domainError(() => cost(`{ countOrders(where: {or: [${ors}]}) }`)).message).toContain(
+      'the limit is 100',
+    );
+  });
+
+  it('computes the cost of an operation without variables once', () => {
+    const compiled = compileDocument(schema, '{ getOrders(take: 5) { id } }', LIMITS, false);
+    const operation = selectOperation(compiled, undefined);
+    const first = operation.cost({}, LIMITS);
+    expect(operation.cost({}, LIMITS)).toBe(first);
+  });
+});

@@ -1,0 +1,51 @@
+import { scopeCoversApi, scopeForApp } from '../../api-keys/api-keys.service';
+import { ApiKeyErrors } from '../../api-keys/api-keys.errors';
+import { DomainError, ErrorCode } from '../../common/domain-error';
+import type { Caller } from '../gateway-context';
+import type { RootFieldInfo } from '../schema-builder';
+
+/**
+ * Root fields that read no table and so need no API behind them: introspection, and the
+ * placeholder field of a schema with no operations (it always answers null).
+ */
+const FIELDS_WITHOUT_API = new Set(['__schema', '__type', '__typename', '_noOperations']);
+
+/**
+ * Request step 6, endpoint scope (CONTRACT.md §6 caller table): every root field of the operation
+ * must be one the caller may call, and anything not recognised is refused. A key needs the
+ * field's API in its scope (else 403 `API key not authorised for this endpoint`); an anonymous
+ * caller needs the action switched public (else 401 `Invalid API key`); an app user may call every
+ * published API (rows are bounded by row rules) and a builder every field of their working version.
+ * @throws DomainError FORBIDDEN or UNAUTHENTICATED as above; FORBIDDEN for a root field that is
+ * neither introspection nor an API operation (never a pass).
+ */
+export function authorizeRootFields(
+  caller: Caller,
+  appId: string,
+  names: readonly string[],
+  rootFields: ReadonlyMap<string, RootFieldInfo>,
+): void {
+  for (const name of names) {
+    const info = rootFields.get(name);
+    if (!info) {
+      if (FIELDS_WITHOUT_API.has(name)) continue;
+      throw new DomainError(ErrorCode.Forbidden, `Operation "${name}" is not served here`);
+    }
+    switch (caller.kind) {
+      case 'key': {
+        const entry = scopeForApp(caller.principal, appId);
+        if (!entry || !scopeCoversApi(entry, info.apiId)) throw ApiKeyErrors.endpointOutOfScope();
+        break;
+      }
+      case 'anonymous':
+        if (!info.public) throw ApiKeyErrors.invalid();
+        break;
+      case 'builder':
+      case 'app-user':
+        break;
+      default:
+        // A caller kind this step does not know is refused, never passed.
+        throw new DomainError(ErrorCode.Forbidden, 'Caller not authorised for this endpoint');
+    }
+  }
+}

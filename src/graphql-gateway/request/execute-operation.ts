@@ -1,0 +1,154 @@
+import { ApolloServerErrorCode } from '@apollo/server/errors';
+import { Logger } from '@nestjs/common';
+import {
+  execute,
+  ExecutionResult,
+  getVariableValues,
+  GraphQLError,
+  GraphQLFormattedError,
+  GraphQLSchema,
+} from 'graphql';
+import { DomainError } from '../../common/domain-error';
+import type { GatewayContext } from '../gateway-context';
+import { DatabaseRefusalError, GRAPHQL_CODE_OF } from '../graphql-errors';
+import { coerceVariables } from '../input-coercion';
+import { CompiledDocument, CompiledOperation, RequestRefusal } from './compiled-operation';
+
+const logger = new Logger('GraphQL');
+
+/** The JSON answer of an executed operation. */
+export interface GraphQLResponse {
+  data?: Record<string, unknown> | null;
+  errors?: GraphQLFormattedError[];
+}
+
+/**
+ * Deepest nesting of objects and lists in variables: enough for 100 `and`/`or` items nested in
+ * one another (two levels each) and the filter values inside them, and far below what the
+ * recursive coercion of graphql-js can take before the stack runs out.
+ */
+export const MAX_VARIABLE_DEPTH = 256;
+
+/**
+ * How deep `value` nests objects and lists, counted without recursion (a hostile value may be
+ * deeper than the stack); stops counting past `limit`.
+ */
+export function nestingDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [current, depth] = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth + 1 > deepest) deepest = depth + 1;
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(current as Record<string, unknown>))
+      stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/**
+ * Coerces the request's variables: the contract's input coercion (CONTRACT.md §6 Values) on the
+ * JSON values, then GraphQL's own coercion against the operation's variable definitions (defaults
+ * applied, so a default `take` counts like a sent one).
+ * @returns `inputs`, what graphql-js's `execute` takes, and `values`, the coerced values the
+ * per-request checks read.
+ * @throws RequestRefusal 400 `BAD_USER_INPUT` with every problem, or when the variables nest
+ * deeper than `maxDepth`.
+ */
+export function coerceRequestVariables(
+  schema: GraphQLSchema,
+  operation: CompiledOperation,
+  variables: Record<string, unknown>,
+  maxDepth = MAX_VARIABLE_DEPTH,
+): { inputs: Record<string, unknown>; values: Record<string, unknown> } {
+  const depth = nestingDepth(variables, maxDepth);
+  if (depth > maxDepth) {
+    throw RequestRefusal.of(
+      400,
+      ApolloServerErrorCode.BAD_USER_INPUT,
+      `Variables nest more than ${maxDepth} levels deep; the limit is ${maxDepth}`,
+    );
+  }
+  const inputs = operation.declaresVariables
+    ? coerceVariables(schema, operation.node, variables)
+    : {};
+  const coerced = getVariableValues(schema, operation.node.variableDefinitions ?? [], inputs, {
+    maxErrors: 20,
+  });
+  if (coerced.errors) {
+    throw new RequestRefusal(
+      400,
+      coerced.errors.map((e) => ({
+        message: e.message,
+        extensions: { code: ApolloServerErrorCode.BAD_USER_INPUT },
+      })),
+    );
+  }
+  return { inputs, values: coerced.coerced };
+}
+
+/**
+ * One execution error as the caller sees it (CONTRACT.md §6 Error codes): a domain error keeps its
+ * message with its code; a database refusal its code and field; GraphQL's own errors pass;
+ * anything else is a bug of the service, logged by name and driver code only (never a caller's
+ * values) and answered `Internal server error`.
+ */
+export function formatExecutionError(error: GraphQLError): GraphQLFormattedError {
+  const original = error.originalError;
+  const path = error.path;
+  if (original instanceof DomainError) {
+    return {
+      message: original.message,
+      path,
+      extensions: { code: GRAPHQL_CODE_OF[original.code] },
+    };
+  }
+  if (original instanceof DatabaseRefusalError) {
+    const { code, field } = original.refusal;
+    return { message: original.message, path, extensions: { code, field } };
+  }
+  if (!original || original instanceof GraphQLError) return error.toJSON();
+  const e = original as Error & { code?: unknown };
+  const driverCode = typeof e.code === 'string' || typeof e.code === 'number' ? ` (${e.code})` : '';
+  // Driver messages may quote the caller's values: the message is logged only for our own bugs.
+  const detail = driverCode ? '' : `: ${e.message}`;
+  logger.error(`Resolver failed: ${e.name ?? 'Error'}${driverCode}${detail}`);
+  return {
+    message: 'Internal server error',
+    path,
+    extensions: { code: ApolloServerErrorCode.INTERNAL_SERVER_ERROR },
+  };
+}
+
+/**
+ * Request step 8: runs a compiled operation with graphql-js's `execute` on the cached document
+ * (no parse, no validation) and shapes the answer. When the request's budget ran out, the answer
+ * is that one refusal (the cancelled statements' errors say nothing more).
+ */
+export async function executeOperation(
+  schema: GraphQLSchema,
+  compiled: CompiledDocument,
+  operation: CompiledOperation,
+  variableInputs: Record<string, unknown>,
+  context: GatewayContext,
+): Promise<GraphQLResponse> {
+  const result = (await execute({
+    schema,
+    document: compiled.document,
+    operationName: operation.node.name?.value,
+    variableValues: variableInputs,
+    contextValue: context,
+  })) as ExecutionResult;
+  const exceeded = context.budget.exceeded;
+  if (exceeded) {
+    return {
+      errors: [{ message: exceeded.message, extensions: { code: GRAPHQL_CODE_OF[exceeded.code] } }],
+      data: null,
+    };
+  }
+  const response: GraphQLResponse = {};
+  if (result.errors?.length) response.errors = result.errors.map(formatExecutionError);
+  response.data = (result.data as Record<string, unknown> | null | undefined) ?? null;
+  return response;
+}

@@ -1,0 +1,209 @@
+import {
+  FieldNode,
+  FragmentDefinitionNode,
+  getArgumentValues,
+  getNamedType,
+  getNullableType,
+  GraphQLField,
+  GraphQLObjectType,
+  GraphQLSchema,
+  isListType,
+  isObjectType,
+  Kind,
+  OperationDefinitionNode,
+  SelectionSetNode,
+} from 'graphql';
+import { DomainError, ErrorCode, invalidInput } from '../../common/domain-error';
+import { TAKE_LIMIT } from '../query-planner';
+
+/**
+ * One field of an operation with fragments expanded and fields of the same response name merged,
+ * as the executor will run it: what the cost estimate and the argument ceilings read.
+ */
+export interface PlannedField {
+  responseKey: string;
+  definition: GraphQLField<unknown, unknown>;
+  /** The field's AST nodes (several when fragments select it more than once); arguments are read from the first. */
+  nodes: FieldNode[];
+  /** Returns a list of rows (`get<Base>`, one-to-many): its `take` multiplies the rows below. */
+  list: boolean;
+  /** Returns rows (object types); counts and scalars return none. */
+  rows: boolean;
+  children: PlannedField[];
+}
+
+/** The ceilings checked per request (CONTRACT.md §6 Limits; `AppConfig.limits`). */
+export interface CostLimits {
+  rows: number;
+  skip: number;
+  inList: number;
+  booleanItems: number;
+}
+
+/** What the per-request check found: the worst-case rows, within every ceiling. */
+export interface RequestCost {
+  rows: number;
+}
+
+/**
+ * Builds the field tree of an operation: fragments (named and inline) expanded, fields merged by
+ * response key, each with its schema definition. Introspection fields are leaves (they read the
+ * schema, not rows; graphql-js's MaxIntrospectionDepthRule bounds them). Call only on a document
+ * that validated and whose expanded shape is within the field ceiling (the tree is as large as
+ * that shape).
+ */
+export function planOperationFields(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  fragments: Map<string, FragmentDefinitionNode>,
+): PlannedField[] {
+  const root =
+    operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+  if (!root) return [];
+  return collect(root, [operation.selectionSet], fragments);
+}
+
+function collect(
+  parent: GraphQLObjectType,
+  sets: readonly SelectionSetNode[],
+  fragments: Map<string, FragmentDefinitionNode>,
+): PlannedField[] {
+  const groups = new Map<string, FieldNode[]>();
+  const gather = (set: SelectionSetNode, seen: Set<string>) => {
+    for (const s of set.selections) {
+      if (s.kind === Kind.FIELD) {
+        const key = s.alias?.value ?? s.name.value;
+        const group = groups.get(key);
+        if (group) group.push(s);
+        else groups.set(key, [s]);
+      } else if (s.kind === Kind.INLINE_FRAGMENT) {
+        gather(s.selectionSet, seen);
+      } else if (!seen.has(s.name.value)) {
+        // Like graphql-js's collectFields: one fragment's fields are collected once per selection set.
+        seen.add(s.name.value);
+        const fragment = fragments.get(s.name.value);
+        if (fragment) gather(fragment.selectionSet, seen);
+      }
+    }
+  };
+  const seen = new Set<string>();
+  for (const set of sets) gather(set, seen);
+
+  const out: PlannedField[] = [];
+  for (const [responseKey, nodes] of groups) {
+    const name = nodes[0].name.value;
+    if (name.startsWith('__')) continue;
+    const definition = parent.getFields()[name];
+    if (!definition) continue;
+    const named = getNamedType(definition.type);
+    const rows = isObjectType(named);
+    const children = rows
+      ? collect(
+          named,
+          nodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : [])),
+          fragments,
+        )
+      : [];
+    out.push({
+      responseKey,
+      definition: definition as GraphQLField<unknown, unknown>,
+      nodes,
+      list: isListType(getNullableType(definition.type)),
+      rows,
+      children,
+    });
+  }
+  return out;
+}
+
+interface Tally {
+  booleanItems: number;
+}
+
+/** Counts `and`/`or` items and checks `in`/`nin` lengths of a coerced `where` value. */
+function checkFilter(value: unknown, limits: CostLimits, tally: Tally, field: string): void {
+  if (!value || typeof value !== 'object') return;
+  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+    if ((key === 'and' || key === 'or') && Array.isArray(inner)) {
+      tally.booleanItems += inner.length;
+      if (tally.booleanItems > limits.booleanItems) {
+        throw invalidInput(
+          `The request has more than ${limits.booleanItems} and/or items; the limit is ${limits.booleanItems}: combine conditions with in lists or split the request`,
+        );
+      }
+      for (const item of inner) checkFilter(item, limits, tally, field);
+    } else if (inner && typeof inner === 'object') {
+      for (const [op, operand] of Object.entries(inner as Record<string, unknown>)) {
+        if (
+          (op === 'in' || op === 'nin') &&
+          Array.isArray(operand) &&
+          operand.length > limits.inList
+        ) {
+          throw invalidInput(
+            `${field}: the ${op} list of ${key} has ${operand.length} items; the limit is ${limits.inList.toLocaleString('en-US')}`,
+          );
+        }
+      }
+    }
+  }
+}
+
+/** A page argument as a number, or the default when absent or null. */
+function pageValue(args: Record<string, unknown>, name: string, fallback: number): number {
+  const value = args[name];
+  return typeof value === 'number' ? value : fallback;
+}
+
+/**
+ * Request step 7 (DESIGN.md): with the request's coerced variables, checks every field's `take`
+ * (0 to 10,000), `skip` (0 to the skip ceiling), `in`/`nin` list lengths and the request's
+ * `and`/`or` items, then estimates the worst-case rows: the product of `take` (default 10,000;
+ * 1 for a single row) along every path, summed over every field, fragments expanded (CONTRACT.md
+ * §6 Limits). Runs before any SQL; linear in the field tree.
+ * @throws DomainError INVALID_INPUT naming the field and the limit; QUERY_TOO_COMPLEX naming the
+ * estimate and the ceiling.
+ */
+export function checkRequestCost(
+  fields: readonly PlannedField[],
+  variableValues: Record<string, unknown>,
+  limits: CostLimits,
+): RequestCost {
+  const tally: Tally = { booleanItems: 0 };
+  const walk = (level: readonly PlannedField[], multiplier: number): number => {
+    let total = 0;
+    for (const field of level) {
+      const args = getArgumentValues(field.definition, field.nodes[0], variableValues);
+      const label = field.nodes[0].name.value;
+      checkFilter(args.where, limits, tally, label);
+      if (!field.rows) continue;
+      let rows = multiplier;
+      if (field.list) {
+        const take = pageValue(args, 'take', TAKE_LIMIT);
+        const skip = pageValue(args, 'skip', 0);
+        if (take < 0) throw invalidInput(`${label}: take must be 0 or more`);
+        if (take > TAKE_LIMIT) {
+          throw invalidInput(
+            `${label}: take exceeds the limit of ${TAKE_LIMIT.toLocaleString('en-US')} rows`,
+          );
+        }
+        if (skip < 0) throw invalidInput(`${label}: skip must be 0 or more`);
+        if (skip > limits.skip) {
+          throw invalidInput(
+            `${label}: skip exceeds the limit of ${limits.skip.toLocaleString('en-US')} rows; page with a filter on the order column instead`,
+          );
+        }
+        rows = Math.min(multiplier * take, Number.MAX_SAFE_INTEGER);
+      }
+      total = Math.min(total + rows + walk(field.children, rows), Number.MAX_SAFE_INTEGER);
+    }
+    return total;
+  };
+  const rows = walk(fields, 1);
+  if (rows > limits.rows) {
+    throw new DomainError(
+      ErrorCode.QueryTooComplex,
+      `The request may read up to ${rows.toLocaleString('en-US')} rows; the limit is ${limits.rows.toLocaleString('en-US')}. Give smaller take values (the default is 10,000) or select fewer nested levels`,
+    );
+  }
+  return { rows };
+}

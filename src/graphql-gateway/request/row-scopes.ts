@@ -1,0 +1,90 @@
+import { Logger } from '@nestjs/common';
+import {
+  ANONYMOUS_ROLE,
+  API_KEY_ROLE,
+  DeniedRule,
+  Permissions,
+  RuleError,
+  rowScope,
+  RuleSubject,
+} from '../../app-access/row-rules';
+import { DomainError } from '../../common/domain-error';
+import { isKeyColumn } from '../../data-model/model-graph';
+import { ALL_ROWS, Condition, Dialect, ModelColumn } from '../../datasources/dialect';
+import type { ModelTable } from '../../platform/version-definition';
+import type { Caller } from '../gateway-context';
+import { columnValue } from '../query-planner';
+
+const logger = new Logger('RowRules');
+/** Rules already reported as denying (logged once each, CONTRACT.md §4 "is logged"); bounded. */
+const reported = new Set<string>();
+const MAX_REPORTED = 10_000;
+
+function reportDenied(rule: DeniedRule): void {
+  const key = `${rule.role}\u0000${rule.table}\u0000${rule.reason}`;
+  if (reported.has(key)) return;
+  if (reported.size >= MAX_REPORTED) reported.clear();
+  reported.add(key);
+  logger.warn(`Role ${rule.role} sees no row of ${rule.table}: its rule ${rule.reason}`);
+}
+
+/** The roles whose rules bound a caller (CONTRACT.md §4); null for a builder, whom none bound. */
+function rolesOf(caller: Caller): { roles: readonly string[]; subject: RuleSubject | null } | null {
+  switch (caller.kind) {
+    case 'builder':
+      return null;
+    case 'app-user':
+      return {
+        roles: caller.user.roles,
+        subject: { id: caller.user.userId, attributes: caller.user.attributes },
+      };
+    case 'key':
+      return { roles: [API_KEY_ROLE], subject: null };
+    case 'anonymous':
+      return { roles: [ANONYMOUS_ROLE], subject: null };
+  }
+}
+
+/**
+ * The per-request unit every read and write of a table row takes its scope from (DESIGN.md
+ * "Table access: one entry point, a required scope"): the caller's row rule for a table, planned
+ * once per table per request, values bound as parameters. Builders are bounded by none; a rule
+ * that cannot be planned denies (fails closed) and is logged once.
+ */
+export class RowScopes {
+  private readonly planned = new Map<string, Condition>();
+  private readonly bounds: ReturnType<typeof rolesOf>;
+
+  constructor(
+    private readonly permissions: Permissions,
+    caller: Caller,
+  ) {
+    this.bounds = rolesOf(caller);
+  }
+
+  /** The scope of `table` for this request's caller: {@link ALL_ROWS} when nothing bounds it. */
+  of(table: ModelTable, dialect: Dialect): Condition {
+    if (!this.bounds) return ALL_ROWS;
+    let scope = this.planned.get(table.name);
+    if (!scope) {
+      const { roles, subject } = this.bounds;
+      const bind = (column: ModelColumn, value: unknown) => {
+        try {
+          return columnValue(
+            { isKey: (c: string) => isKeyColumn(table, c) },
+            column,
+            value,
+            dialect,
+          );
+        } catch (error) {
+          if (error instanceof DomainError)
+            throw new RuleError(`compares ${column.name} with a value it cannot hold`);
+          throw error;
+        }
+      };
+      scope = rowScope(this.permissions, roles, table, subject, bind, reportDenied);
+      this.planned.set(table.name, scope);
+    }
+    return scope;
+  }
+}

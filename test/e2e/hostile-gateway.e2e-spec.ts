@@ -1,0 +1,326 @@
+import { DatasourcePoolsService } from '../../src/datasources/datasource-pools.service';
+import { SchemaProviderService } from '../../src/graphql-gateway/schema-provider.service';
+import { RunningApp, startApp } from '../support/app-harness';
+import { createMysqlDatabase } from '../support/mysql-fixture';
+import { createPgDatabase } from '../support/postgres-fixture';
+import {
+  loadSalesIntoMysql,
+  loadSalesIntoPostgres,
+  loadSalesIntoSqlite,
+} from '../support/sales-fixture';
+import { placeSqliteFile } from '../support/sqlite-placement';
+import { describeWith } from '../support/services';
+
+/**
+ * Issue 7, the GraphQL endpoint as an attacker meets it: every class of hostile request is refused
+ * with the documented code and a message naming the limit, before it costs memory or SQL, and the
+ * service answers a normal request right after. Deterministic: refusals and counts (statements
+ * run, documents cached), never time.
+ */
+
+interface DialectCase {
+  type: 'postgres' | 'mysql' | 'sqlite';
+  describe: jest.Describe;
+  setup(dataDir: string): Promise<{ url: string; tables: string[]; cleanup(): Promise<void> }>;
+}
+
+const CASES: DialectCase[] = [
+  {
+    type: 'postgres',
+    describe: describeWith('postgres'),
+    async setup() {
+      const db = await createPgDatabase();
+      await loadSalesIntoPostgres(db);
+      return {
+        url: db.url,
+        tables: ['public.customers', 'public.orders', 'public.order_lines'],
+        cleanup: () => db.drop(),
+      };
+    },
+  },
+  {
+    type: 'mysql',
+    describe: describeWith('mysql'),
+    async setup() {
+      const db = await createMysqlDatabase();
+      await loadSalesIntoMysql(db);
+      return {
+        url: db.url,
+        tables: ['customers', 'orders', 'order_lines'],
+        cleanup: () => db.drop(),
+      };
+    },
+  },
+  {
+    type: 'sqlite',
+    describe,
+    async setup(dataDir) {
+      return {
+        url: loadSalesIntoSqlite(dataDir),
+        tables: ['customers', 'orders', 'order_lines'],
+        cleanup: async () => undefined,
+      };
+    },
+  },
+];
+
+for (const dialect of CASES) {
+  dialect.describe(`Hostile GraphQL requests on ${dialect.type}`, () => {
+    let run: RunningApp;
+    let cleanup: () => Promise<void>;
+    let address: string;
+    let key: string;
+
+    const gql = (
+      query: string,
+      variables?: unknown,
+      headers: Record<string, string> = { 'x-api-key': key },
+    ) => run.http('POST', `/api/graphql/${address}`, { body: { query, variables }, headers });
+    const statements = () => run.app.get(DatasourcePoolsService).statementsExecuted;
+    const schemas = () => run.app.get(SchemaProviderService);
+
+    /** A normal request still answers rows: the service is up and not stuck. */
+    const expectServing = async () => {
+      const res = await gql('{ getCustomers(take: 2) { id name } }');
+      expect(res.status).toBe(200);
+      expect(res.body.data.getCustomers).toHaveLength(2);
+    };
+
+    /** No answer of the service may be an internal error for a caller's input. */
+    const expectNoInternalError = (body: unknown) =>
+      expect(JSON.stringify(body)).not.toContain('INTERNAL_SERVER_ERROR');
+
+    beforeAll(async () => {
+      run = await startApp({ env: { LIMIT_RESPONSE_BYTES: '4096' } });
+      const token = await run.adminToken();
+      const db = await dialect.setup(run.dataDir);
+      cleanup = db.cleanup;
+      address = `hostile-${dialect.type}`;
+      const app = await run.http('POST', '/api/apps', {
+        token,
+        body: { name: 'Hostile', address },
+      });
+      const appId = app.body.id;
+      const ds = await run.http('POST', `/api/apps/${appId}/datasources`, {
+        token,
+        body: {
+          name: 'sales',
+          type: dialect.type,
+          url: placeSqliteFile(run.dataDir, appId, db.url),
+        },
+      });
+      expect(ds.status).toBe(201);
+      expect(
+        (
+          await run.http('POST', `/api/apps/${appId}/model/import`, {
+            token,
+            body: { datasourceId: ds.body.id, tables: db.tables },
+          })
+        ).status,
+      ).toBe(201);
+      const select = { select: true, insert: false, update: false, delete: false };
+      for (const body of [
+        {
+          name: 'customers',
+          table: 'customers',
+          actions: select,
+          public: { select: true },
+          fields: {
+            id: true,
+            name: true,
+            email: true,
+            city: true,
+            orders: {
+              id: true,
+              total: true,
+              customer: { id: true, name: true, orders: { id: true } },
+            },
+          },
+        },
+        { name: 'orders', table: 'orders', actions: select },
+      ]) {
+        const api = await run.http('POST', `/api/apps/${appId}/apis`, { token, body });
+        expect(api.status).toBe(201);
+        await run.http('POST', `/api/apps/${appId}/apis/${api.body.id}/publish`, { token });
+      }
+      expect(
+        (await run.http('POST', `/api/apps/${appId}/versions/publish`, { token })).status,
+      ).toBe(200);
+      const created = await run.http('POST', '/api/admin/api-keys', {
+        token,
+        body: { name: 'hostile', scope: [{ appId, endpoints: 'all' }] },
+      });
+      key = created.body.key;
+      await expectServing();
+    });
+
+    afterAll(async () => {
+      await run?.close();
+      await cleanup?.();
+    });
+
+    it('refuses large distinct documents from anonymous callers without keeping any of them', async () => {
+      const cachedBefore = schemas().documentsCached;
+      for (let i = 0; i < 20; i++) {
+        // ~95 KB of unknown field names, parseable, different every time.
+        const fields = Array.from({ length: 900 }, (_, j) => `f${i}_${j}_${'x'.repeat(90)}`).join(
+          ' ',
+        );
+        const res = await gql(`{ ${fields} }`, undefined, {});
+        expect(res.status).toBe(400);
+        expect(res.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+      }
+      expect(schemas().documentsCached).toBe(cachedBefore);
+      const tooLarge = await gql(`{ getCustomers { id } } #${'x'.repeat(100_001)}`, undefined, {});
+      expect(tooLarge.status).toBe(400);
+      expect(tooLarge.body.errors[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
+      expect(tooLarge.body.errors[0].message).toContain('the limit is 100000');
+      const manyTokens = await gql(`{ ${'a: id '.repeat(4000)} }`, undefined, {});
+      expect(manyTokens.body.errors[0].message).toContain('token limit of 10000');
+      await expectServing();
+    });
+
+    it('refuses fragments that spread the next one twice, measured once each', async () => {
+      const n = 30;
+      const fragments = Array.from({ length: n }, (_, i) =>
+        i === n - 1
+          ? `fragment F${i} on Customers { id }`
+          : `fragment F${i} on Customers { ...F${i + 1} orders { customer { ...F${i + 1} } } }`,
+      ).join(' ');
+      const before = statements();
+      const res = await gql(`{ getCustomers(take: 1) { ...F0 } } ${fragments}`, undefined, {});
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+      expect(res.body.errors.map((e: { message: string }) => e.message).join(' ')).toMatch(
+        /the limit is/,
+      );
+      expect(statements()).toBe(before);
+      await expectServing();
+    });
+
+    it('counts aliases with fragments expanded', async () => {
+      const sixty = Array.from({ length: 60 }, (_, i) => `a${i}: id`).join(' ');
+      const res = await gql(
+        `{ x: getCustomers(take: 1) { ...C } y: getCustomers(take: 1) { ...C } } fragment C on Customers { ${sixty} }`,
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0].message).toContain(
+        '122 aliases with fragments expanded; the limit is 100',
+      );
+      await expectServing();
+    });
+
+    it('refuses a cyclic fields tree with default pages before any SQL, naming the estimate', async () => {
+      const before = statements();
+      const res = await gql('{ getCustomers { orders { customer { orders { id } } } } }');
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
+      expect(res.body.errors[0].message).toMatch(/up to [\d,]+ rows; the limit is 100,000/);
+      expect(statements()).toBe(before);
+      const small = await gql(
+        '{ getCustomers(take: 5) { orders(take: 5) { customer { orders(take: 5) { id } } } } }',
+      );
+      expect(small.status).toBe(200);
+    });
+
+    it('stops a request whose rows outgrow the response budget', async () => {
+      const orders = 'getOrders { id customer_id status total placed_at ship_date big }';
+      const res = await gql(
+        `{ a: ${orders} b: ${orders} c: ${orders} d: getCustomers { id name email city } }`,
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.data).toBeNull();
+      expect(res.body.errors).toHaveLength(1);
+      expect(res.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
+      expect(res.body.errors[0].message).toContain('4,096 bytes');
+      await expectServing();
+    });
+
+    it('bounds skip, in lists and and/or items, naming each limit, before any SQL', async () => {
+      const before = statements();
+      const skip = await gql('{ getCustomers(take: 1, skip: 100001) { id } }');
+      expect(skip.status).toBe(400);
+      expect(skip.body.errors[0].message).toContain('skip exceeds the limit of 100,000');
+      const ids = Array.from({ length: 2000 }, (_, i) => String(i + 1));
+      const inList = await gql('query($ids: [ID!]) { countCustomers(where: {id: {in: $ids}}) }', {
+        ids,
+      });
+      expect(inList.status).toBe(400);
+      expect(inList.body.errors[0].message).toContain('the limit is 1,000');
+      const ors = Array.from({ length: 101 }, () => '{name: {contains: "a"}}').join(', ');
+      const orItems = await gql(`{ countCustomers(where: {or: [${ors}]}) }`);
+      expect(orItems.status).toBe(400);
+      expect(orItems.body.errors[0].message).toContain('the limit is 100');
+      const hugeList = await gql('query($ids: [ID!]) { countCustomers(where: {id: {in: $ids}}) }', {
+        ids: Array.from({ length: 40_000 }, (_, i) => String(i)),
+      });
+      expect(hugeList.status).toBeGreaterThanOrEqual(400);
+      expect(hugeList.status).toBeLessThan(500);
+      expect(statements()).toBe(before);
+      await expectServing();
+    });
+
+    it('answers deep variables, NUL bytes and out-of-range ids as the caller’s mistake', async () => {
+      let deep: Record<string, unknown> = { name: { eq: 'x' } };
+      for (let i = 0; i < 1000; i++) deep = { and: [deep] };
+      const deepWhere = await gql('query($w: CustomersFilter) { countCustomers(where: $w) }', {
+        w: deep,
+      });
+      expect(deepWhere.status).toBe(400);
+      expect(deepWhere.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+      expect(deepWhere.body.errors[0].message).toContain('the limit is 256');
+      let wide: Record<string, unknown> = { name: { eq: 'x' } };
+      for (let i = 0; i < 120; i++) wide = { and: [wide] };
+      const manyAnds = await gql('query($w: CustomersFilter) { countCustomers(where: $w) }', {
+        w: wide,
+      });
+      expect(manyAnds.status).toBe(400);
+      expect(manyAnds.body.errors[0].message).toContain('and/or items; the limit is 100');
+      let junk: Record<string, unknown> = {};
+      for (let i = 0; i < 1000; i++) junk = { a: junk };
+      const deepJunk = await gql(
+        'query($s: String) { getCustomers(take: 1, where: {name: {eq: $s}}) { id } }',
+        { s: junk },
+      );
+      expect(deepJunk.status).toBe(400);
+      expect(deepJunk.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+      const nul = await gql('{ getCustomers(take: 1, where: {name: {eq: "a\\u0000b"}}) { id } }');
+      expectNoInternalError(nul.body);
+      const outOfRange = await gql(
+        '{ getCustomers(where: {id: {eq: "99999999999999999999"}}) { id } }',
+      );
+      expectNoInternalError(outOfRange.body);
+      await expectServing();
+    });
+
+    it('refuses keys in the URL in any letter case or array form, on GET and POST, without echoing them', async () => {
+      for (const param of ['API_KEY', 'api_key[]', 'X-Api-Key', 'ApiKey']) {
+        for (const method of ['GET', 'POST']) {
+          const query = method === 'GET' ? '&query=%7BcountCustomers%7D' : '';
+          const res = await run.http(method, `/api/graphql/${address}?${param}=${key}${query}`, {
+            body: method === 'POST' ? { query: '{ countCustomers }' } : undefined,
+          });
+          expect(res.status).toBe(400);
+          expect(JSON.stringify(res.body)).not.toContain(key);
+        }
+      }
+    });
+
+    it('serves queries over GET but never mutations', async () => {
+      const get = await run.http(
+        'GET',
+        `/api/graphql/${address}?query=${encodeURIComponent('{ getCustomers(take: 1) { id } }')}`,
+        { headers: { 'x-api-key': key } },
+      );
+      expect(get.status).toBe(200);
+      expect(get.body.data.getCustomers).toHaveLength(1);
+      const mutation = await run.http(
+        'GET',
+        `/api/graphql/${address}?query=${encodeURIComponent('mutation { __typename }')}`,
+        { headers: { 'x-api-key': key } },
+      );
+      expect(mutation.status).toBeGreaterThanOrEqual(400);
+      expectNoInternalError(mutation.body);
+    });
+  });
+}
