@@ -5,7 +5,13 @@ import { Repository } from 'typeorm';
 import { DomainError, ErrorCode, notFound } from '../common/domain-error';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { confineSqliteUrl } from '../datasources/sqlite.dialect';
+import {
+  checkDatasourceUrl,
+  confineSqliteUrl,
+  ensureSqliteAppFolder,
+  parseSqliteUrl,
+  storedSqliteUrl,
+} from '../datasources/datasource-urls';
 import {
   DatasourceConnection,
   DatasourcePoolsService,
@@ -39,8 +45,10 @@ export class DatasourcesService {
   ) {}
 
   /**
-   * Tries the connection, then saves the datasource. SQLite files must lie in the app's own
-   * folder `<SQLITE_DATASOURCE_DIR>/<appId>` ({@link confineSqliteUrl}).
+   * Checks the URL against its type's rules ({@link checkDatasourceUrl}: allowed parameters, one
+   * network host, no file), tries the connection, then saves the datasource. A SQLite URL names a
+   * file in the app's own folder `<SQLITE_DATASOURCE_DIR>/<appId>/` (created here on first use)
+   * and is stored as the builder wrote it (`sqlite:sales.db`), resolved again on every open.
    * @throws DomainError INVALID_INPUT (type, URL), CONFLICT (name taken), DATASOURCE_UNREACHABLE
    * (driver's reason, no password).
    */
@@ -54,12 +62,14 @@ export class DatasourcesService {
         `The app has a datasource named "${input.name}" already; choose another name`,
       );
     }
-    const url =
-      input.type === 'sqlite'
-        ? confineSqliteUrl(input.url, this.config.sqliteDatasourceDir, appId)
-        : input.url;
-    const serverVersion = await this.pools.withConnection(input.type, url, (pool) =>
-      pool.serverVersion(),
+    this.pools.dialect(input.type);
+    checkDatasourceUrl(input.type, input.url);
+    const url = input.type === 'sqlite' ? `sqlite:${parseSqliteUrl(input.url)}` : input.url;
+    if (input.type === 'sqlite') ensureSqliteAppFolder(this.config.sqliteDatasourceDir, appId);
+    const serverVersion = await this.pools.withConnection(
+      input.type,
+      this.openableUrl(appId, input.type, url),
+      (pool) => pool.serverVersion(),
     );
     const entity = this.datasources.create({
       id: randomUUID(),
@@ -89,10 +99,8 @@ export class DatasourcesService {
   /** Importable tables of the live database. */
   async tables(appId: string, id: string): Promise<TableRef[]> {
     const ds = await this.entity(appId, id);
-    return this.pools.withConnection(
-      ds.type,
-      this.secretBox.open(ds.urlCiphertext),
-      (db, dialect) => dialect.listTables(db),
+    return this.pools.withConnection(ds.type, this.storedUrl(ds), (db, dialect) =>
+      dialect.listTables(db),
     );
   }
 
@@ -106,10 +114,8 @@ export class DatasourcesService {
     choose: (available: TableRef[]) => TableRef[],
   ): Promise<IntrospectedTable[]> {
     const ds = await this.entity(appId, id);
-    return this.pools.withConnection(
-      ds.type,
-      this.secretBox.open(ds.urlCiphertext),
-      async (pool, dialect) => dialect.introspect(pool, choose(await dialect.listTables(pool))),
+    return this.pools.withConnection(ds.type, this.storedUrl(ds), async (pool, dialect) =>
+      dialect.introspect(pool, choose(await dialect.listTables(pool))),
     );
   }
 
@@ -123,7 +129,7 @@ export class DatasourcesService {
     if (known) return known;
     const ds = await this.datasources.findOneBy({ id: datasourceId });
     if (!ds) throw notFound('Datasource', datasourceId);
-    const connection = this.pools.connection(ds.id, ds.type, this.secretBox.open(ds.urlCiphertext));
+    const connection = this.pools.connection(ds.id, ds.type, this.storedUrl(ds));
     this.connections.set(datasourceId, connection);
     return connection;
   }
@@ -137,6 +143,30 @@ export class DatasourcesService {
     return new Map(
       all.map((d) => [d.id, this.pools.dialect(d.type).capabilities(d.serverVersion)]),
     );
+  }
+
+  /**
+   * The URL a stored datasource opens with ({@link openableUrl} of its decrypted URL). SQLite
+   * datasources saved with an absolute path inside their app's folder (as stored before URLs were
+   * kept as written) are read as the relative name they stand for.
+   */
+  private storedUrl(ds: DatasourceEntity): string {
+    const stored = this.secretBox.open(ds.urlCiphertext);
+    const url =
+      ds.type === 'sqlite'
+        ? storedSqliteUrl(stored, this.config.sqliteDatasourceDir, ds.appId)
+        : stored;
+    return this.openableUrl(ds.appId, ds.type, url);
+  }
+
+  /**
+   * The URL the driver gets: a SQLite URL resolved inside the app's folder, checked again at every
+   * open so a file swapped for a symbolic link after registration is refused; others as they are
+   * (their dialect parses them with the same rules).
+   * @throws DomainError INVALID_INPUT.
+   */
+  private openableUrl(appId: string, type: string, url: string): string {
+    return type === 'sqlite' ? confineSqliteUrl(url, this.config.sqliteDatasourceDir, appId) : url;
   }
 
   private async entity(appId: string, id: string): Promise<DatasourceEntity> {

@@ -1,4 +1,4 @@
-import { invalidInput } from '../common/domain-error';
+import { parseMssqlUrlParts } from './datasource-urls';
 import type { CompiledQuery, RunOptions, SqlPool, StatementResult } from './dialect';
 import { DatasourceErrors } from './datasources.errors';
 
@@ -74,15 +74,6 @@ export interface MssqlConfig {
   };
 }
 
-/** URL query parameters a datasource URL may carry, by lower-cased name. */
-const URL_PARAMETERS = new Set([
-  'encrypt',
-  'trustservercertificate',
-  'instancename',
-  'connecttimeout',
-  'requesttimeout',
-]);
-
 /**
  * Parses a SQL Server datasource URL into the pool configuration.
  *
@@ -100,89 +91,27 @@ const URL_PARAMETERS = new Set([
  *   host, an invalid port, an unknown parameter (named) or a parameter value of the wrong type.
  */
 export function parseMssqlUrl(url: string, poolSize = 10): MssqlConfig {
-  if (!/^(mssql|sqlserver):\/\//i.test(url)) {
-    throw invalidInput('A mssql datasource URL starts with mssql:// or sqlserver://');
-  }
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw invalidInput(
-      'The mssql datasource URL is not a valid URL (mssql://user:password@host:port/database)',
-    );
-  }
-  const server = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (!server) throw invalidInput('The mssql datasource URL has no host');
-  const port = parsed.port ? Number(parsed.port) : 1433;
-  const decode = (part: string): string | undefined => {
-    if (!part) return undefined;
-    try {
-      return decodeURIComponent(part);
-    } catch {
-      throw invalidInput('The mssql datasource URL has an invalid percent-encoding');
-    }
-  };
-  const database = decode(parsed.pathname.replace(/^\//, ''));
-  if (database?.includes('/'))
-    throw invalidInput('The mssql datasource URL path is the database name only');
-
-  const config: MssqlConfig = {
-    server,
-    port,
-    user: decode(parsed.username),
-    password: decode(parsed.password),
-    database,
-    connectionTimeout: 5000,
-    requestTimeout: 15000,
+  const parts = parseMssqlUrlParts(url);
+  return {
+    server: parts.server,
+    port: parts.port,
+    user: parts.user,
+    password: parts.password,
+    database: parts.database,
+    connectionTimeout: parts.connectTimeout ?? 5000,
+    requestTimeout: parts.requestTimeout ?? 15000,
     pool: { max: poolSize, min: 0, idleTimeoutMillis: 30000 },
     options: {
-      encrypt: true,
-      trustServerCertificate: false,
+      encrypt: parts.encrypt ?? true,
+      trustServerCertificate: parts.trustServerCertificate ?? false,
       useUTC: true,
       language: 'us_english',
       dateFormat: 'ymd',
       lowerCaseGuids: true,
       appName: 'tablegraph',
+      ...(parts.instanceName === undefined ? {} : { instanceName: parts.instanceName }),
     },
   };
-  for (const [rawKey, value] of parsed.searchParams) {
-    const key = rawKey.toLowerCase();
-    if (!URL_PARAMETERS.has(key))
-      throw invalidInput(`Unknown mssql datasource URL parameter "${rawKey}"`);
-    switch (key) {
-      case 'encrypt':
-        config.options.encrypt = booleanParameter(rawKey, value);
-        break;
-      case 'trustservercertificate':
-        config.options.trustServerCertificate = booleanParameter(rawKey, value);
-        break;
-      case 'instancename':
-        if (!value)
-          throw invalidInput('The mssql datasource URL parameter "instanceName" is empty');
-        config.options.instanceName = value;
-        break;
-      case 'connecttimeout':
-        config.connectionTimeout = millisecondsParameter(rawKey, value);
-        break;
-      case 'requesttimeout':
-        config.requestTimeout = millisecondsParameter(rawKey, value);
-        break;
-    }
-  }
-  return config;
-}
-
-function booleanParameter(name: string, value: string): boolean {
-  const v = value.toLowerCase();
-  if (v === 'true' || v === '1' || v === 'yes') return true;
-  if (v === 'false' || v === '0' || v === 'no') return false;
-  throw invalidInput(`The mssql datasource URL parameter "${name}" takes true or false`);
-}
-
-function millisecondsParameter(name: string, value: string): number {
-  if (!/^\d+$/.test(value))
-    throw invalidInput(`The mssql datasource URL parameter "${name}" takes whole milliseconds`);
-  return Number(value);
 }
 
 /**

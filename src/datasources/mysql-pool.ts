@@ -1,6 +1,6 @@
 import mysql from 'mysql2/promise';
 import type { Pool, PoolOptions, ResultSetHeader } from 'mysql2/promise';
-import { invalidInput } from '../common/domain-error';
+import { parseMysqlUrl } from './datasource-urls';
 import type { PoolConnection } from 'mysql2/promise';
 import type {
   CompiledQuery,
@@ -31,53 +31,8 @@ export const MYSQL_SESSION_SQL =
 /** Prepared statements each connection keeps (the server caps them all together: `max_prepared_stmt_count`, 16382 by default). */
 const PREPARED_STATEMENTS_PER_CONNECTION = 256;
 
-/** The connection settings a `mysql://` URL gives. */
-export interface MysqlUrlParts {
-  host: string;
-  port: number;
-  user: string | undefined;
-  password: string | undefined;
-  database: string;
-  /** TLS requested (`?ssl=true`): mysql2 verifies the server certificate. */
-  ssl: boolean;
-}
-
-/**
- * Reads a `mysql://user:password@host:port/database` (or `mariadb://`) URL. The database is
- * required: it is the one schema the datasource lists and qualifies tables with. The only query
- * parameter is `ssl=true|false`; any other is refused, because mysql2 would otherwise apply URL
- * parameters as driver options over the adapter's own (date strings, exact numbers, time zone).
- * @throws DomainError INVALID_INPUT saying what a URL looks like.
- */
-export function parseMysqlUrl(url: string): MysqlUrlParts {
-  const shape = 'A mysql datasource URL is mysql://user:password@host:3306/database';
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw invalidInput(shape);
-  }
-  if (parsed.protocol !== 'mysql:' && parsed.protocol !== 'mariadb:') throw invalidInput(shape);
-  const database = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
-  if (!database || database.includes('/'))
-    throw invalidInput(`${shape}: name the database after the host`);
-  let ssl = false;
-  for (const [key, value] of parsed.searchParams) {
-    if (key === 'ssl' && (value === 'true' || value === 'false')) ssl = value === 'true';
-    else throw invalidInput(`${shape}; the only URL parameter is ssl=true|false`);
-  }
-  const host = parsed.hostname.startsWith('[') ? parsed.hostname.slice(1, -1) : parsed.hostname;
-  // One network host: never a socket path (CONTRACT.md §8: no URL names a file or a socket).
-  if (!host || /[/\\,]/.test(decodeURIComponent(host))) throw invalidInput(shape);
-  return {
-    host: decodeURIComponent(host),
-    port: parsed.port ? Number(parsed.port) : 3306,
-    user: parsed.username ? decodeURIComponent(parsed.username) : undefined,
-    password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
-    database,
-    ssl,
-  };
-}
+export { parseMysqlUrl } from './datasource-urls';
+export type { MysqlUrlParts } from './datasource-urls';
 
 /**
  * A DECIMAL filter or write value, bound as the binary protocol's DECIMAL type rather than as

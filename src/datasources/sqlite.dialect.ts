@@ -1,5 +1,5 @@
-import { existsSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import { invalidInput } from '../common/domain-error';
 import type {
@@ -34,57 +34,6 @@ export function sqliteKind(declared: string): ColumnKind {
   if (t.includes('TIME')) return 'time';
   if (t.includes('JSON')) return 'json';
   return 'text';
-}
-
-/** An app's own folder of SQLite datasource files: `<SQLITE_DATASOURCE_DIR>/<appId>`. */
-export function appSqliteFolder(root: string, appId: string): string {
-  return resolve(root, appId);
-}
-
-/**
- * Resolves a `sqlite:<file>` datasource URL inside the app's own folder (`<root>/<appId>`, created
- * on first use), the only place an app's SQLite datasources may be opened from (CONTRACT.md §8).
- * The file is named relative to that folder (an absolute path is taken only when it lies there);
- * its real path must lie inside the folder's real path, and no part of the way may be a symbolic
- * link, so neither another app's file nor the metadata store can be reached. Messages name the
- * file relative to the app's folder, never a server path, and do not tell what exists elsewhere.
- * @returns the URL with the absolute path.
- * @throws DomainError INVALID_INPUT saying what to change.
- */
-export function confineSqliteUrl(url: string, root: string, appId: string): string {
-  if (!url.startsWith('sqlite:')) throw invalidInput('A sqlite datasource URL is sqlite:<file>');
-  const folder = appSqliteFolder(root, appId);
-  mkdirSync(folder, { recursive: true });
-  const named = url.slice('sqlite:'.length);
-  const file = resolve(folder, named);
-  const rel = relative(folder, file);
-  const outside = () =>
-    invalidInput(
-      "SQLite datasources are files in this app's own datasource folder; name one there, e.g. sqlite:sales.db",
-    );
-  if (!named || named.includes('\0') || rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
-    throw outside();
-  }
-  // Every step from the folder to the file must be a real directory or file, not a link.
-  let step = folder;
-  for (const part of rel.split(sep)) {
-    step = join(step, part);
-    let stat;
-    try {
-      stat = lstatSync(step);
-    } catch {
-      throw invalidInput(`No SQLite database file ${rel} in this app's datasource folder`);
-    }
-    if (stat.isSymbolicLink()) {
-      throw invalidInput(
-        `${rel} is reached through a symbolic link; place the file itself in the app's folder`,
-      );
-    }
-  }
-  const real = realpathSync(file);
-  const realFolder = realpathSync(folder);
-  if (relative(realFolder, real).startsWith('..') || !lstatSync(real).isFile()) throw outside();
-  return `sqlite:${real}`;
 }
 
 interface PragmaColumn {

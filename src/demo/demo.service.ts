@@ -1,12 +1,11 @@
-import { appSqliteFolder } from '../datasources/sqlite.dialect';
-import { mkdirSync } from 'node:fs';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { resolve } from 'node:path';
+import { join } from 'node:path';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DataModelService } from '../data-model/data-model.service';
 import { DatasourcesService } from '../data-model/datasources.service';
+import { ensureSqliteAppFolder } from '../datasources/datasource-urls';
 import { AppsService } from '../platform/apps.service';
 import { VersionsService } from '../platform/versions.service';
 import { TableApisService } from '../table-apis/table-apis.service';
@@ -41,9 +40,9 @@ export class DemoService {
   async seedIfEmpty(): Promise<{ address: string; key: string } | null> {
     if ((await this.apps.list()).length > 0) return null;
     const app = await this.apps.create('Demo store', 'demo');
-    const folder = appSqliteFolder(this.config.sqliteDatasourceDir, app.id);
-    mkdirSync(folder, { recursive: true });
-    writeDemoDataset(resolve(folder, 'demo.db'));
+    // The demo's file lives in the demo app's own folder, like any app's SQLite datasource.
+    const folder = ensureSqliteAppFolder(this.config.sqliteDatasourceDir, app.id);
+    writeDemoDataset(join(folder, 'demo.db'));
     const ds = await this.datasources.create(app.id, {
       name: 'demo-sqlite',
       type: 'sqlite',

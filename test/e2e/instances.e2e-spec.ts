@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { ApiKeysService } from '../../src/api-keys/api-keys.service';
 import { EventsService } from '../../src/events/events.service';
 import { RunningApp, startApp } from '../support/app-harness';
@@ -96,7 +97,14 @@ describeWith('postgres')('Two instances sharing PostgreSQL and Redis', () => {
     beforeAll(async () => {
       meta = await createPgDatabase('tg_meta');
       a = await startApp({ databaseUrl: meta.url, env: { REDIS_URL: SERVICE_URLS.redis } });
-      b = await startApp({ databaseUrl: meta.url, env: { REDIS_URL: SERVICE_URLS.redis } });
+      // Instances of one deployment share the SQLite datasource folders, as they share the store.
+      b = await startApp({
+        databaseUrl: meta.url,
+        env: {
+          REDIS_URL: SERVICE_URLS.redis,
+          SQLITE_DATASOURCE_DIR: join(a.dataDir, 'datasources'),
+        },
+      });
       expect(await eventually(() => a.app.get(EventsService).redisState() === 'ok')).toBe(true);
       expect(await eventually(() => b.app.get(EventsService).redisState() === 'ok')).toBe(true);
     });
@@ -186,7 +194,10 @@ describeWith('postgres')('Two instances sharing PostgreSQL and Redis', () => {
       meta = await createPgDatabase('tg_meta');
       const env = { REDIS_URL: `redis://127.0.0.1:${port}` };
       a = await startApp({ databaseUrl: meta.url, env });
-      b = await startApp({ databaseUrl: meta.url, env });
+      b = await startApp({
+        databaseUrl: meta.url,
+        env: { ...env, SQLITE_DATASOURCE_DIR: join(a.dataDir, 'datasources') },
+      });
       expect(await eventually(() => b.app.get(EventsService).redisState() === 'ok')).toBe(true);
     });
 
