@@ -1,15 +1,8 @@
 import { DatasourcePoolsService } from '../../src/datasources/datasource-pools.service';
 import { SchemaProviderService } from '../../src/graphql-gateway/schema-provider.service';
 import { RunningApp, startApp } from '../support/app-harness';
-import { createMysqlDatabase } from '../support/mysql-fixture';
-import { createPgDatabase } from '../support/postgres-fixture';
-import {
-  loadSalesIntoMysql,
-  loadSalesIntoPostgres,
-  loadSalesIntoSqlite,
-} from '../support/sales-fixture';
 import { placeSqliteFile } from '../support/sqlite-placement';
-import { describeWith } from '../support/services';
+import { SALES_DIALECTS } from '../support/sales-dialects';
 
 /**
  * Issue 7, the GraphQL endpoint as an attacker meets it: every class of hostile request is refused
@@ -18,53 +11,7 @@ import { describeWith } from '../support/services';
  * run, documents cached), never time.
  */
 
-interface DialectCase {
-  type: 'postgres' | 'mysql' | 'sqlite';
-  describe: jest.Describe;
-  setup(dataDir: string): Promise<{ url: string; tables: string[]; cleanup(): Promise<void> }>;
-}
-
-const CASES: DialectCase[] = [
-  {
-    type: 'postgres',
-    describe: describeWith('postgres'),
-    async setup() {
-      const db = await createPgDatabase();
-      await loadSalesIntoPostgres(db);
-      return {
-        url: db.url,
-        tables: ['public.customers', 'public.orders', 'public.order_lines'],
-        cleanup: () => db.drop(),
-      };
-    },
-  },
-  {
-    type: 'mysql',
-    describe: describeWith('mysql'),
-    async setup() {
-      const db = await createMysqlDatabase();
-      await loadSalesIntoMysql(db);
-      return {
-        url: db.url,
-        tables: ['customers', 'orders', 'order_lines'],
-        cleanup: () => db.drop(),
-      };
-    },
-  },
-  {
-    type: 'sqlite',
-    describe,
-    async setup(dataDir) {
-      return {
-        url: loadSalesIntoSqlite(dataDir),
-        tables: ['customers', 'orders', 'order_lines'],
-        cleanup: async () => undefined,
-      };
-    },
-  },
-];
-
-for (const dialect of CASES) {
+for (const dialect of SALES_DIALECTS) {
   dialect.describe(`Hostile GraphQL requests on ${dialect.type}`, () => {
     let run: RunningApp;
     let cleanup: () => Promise<void>;
@@ -93,7 +40,7 @@ for (const dialect of CASES) {
     beforeAll(async () => {
       run = await startApp({ env: { LIMIT_RESPONSE_BYTES: '4096' } });
       const token = await run.adminToken();
-      const db = await dialect.setup(run.dataDir);
+      const db = await dialect.create(run.dataDir);
       cleanup = db.cleanup;
       address = `hostile-${dialect.type}`;
       const app = await run.http('POST', '/api/apps', {
