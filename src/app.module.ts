@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AppAccessModule } from './app-access/app-access.module';
-import type { AppConfig } from './config/app-config';
+import type { AppConfig, LogLevel } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DataModelModule } from './data-model/data-model.module';
 import { DatasourcesModule } from './datasources/datasources.module';
@@ -11,18 +11,29 @@ import { EnumsModule } from './enums/enums.module';
 import { EventsModule } from './events/events.module';
 import { GraphqlGatewayModule } from './graphql-gateway/graphql-gateway.module';
 import { HealthModule } from './health/health.module';
+import { loggerModule } from './logging/logging';
+import { MetricsModule } from './metrics/metrics.module';
 import { metadataStoreOptions } from './metadata-store';
 import { PlatformModule } from './platform/platform.module';
+import { RateLimitsModule } from './rate-limits/rate-limits.module';
+import { RedisModule } from './redis/redis.module';
 import { TableApisModule } from './table-apis/table-apis.module';
 
-/** The whole service, for a validated configuration. */
+/** The whole service, for a validated configuration; `logLevel` overrides the configured one. */
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(
+    config: AppConfig,
+    logLevel: LogLevel = config.operations.logLevel,
+  ): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        loggerModule(logLevel),
+        RedisModule,
+        MetricsModule,
+        RateLimitsModule,
         TypeOrmModule.forRoot(metadataStoreOptions(config.metadataStore)),
         EventsModule,
         PlatformModule,

@@ -1,13 +1,15 @@
-import { ConsoleLogger, INestApplication } from '@nestjs/common';
+import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
 import cookieParser from 'cookie-parser';
+import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { HttpErrorFilter } from './common/http-error.filter';
 import { jsonBodiesOnly, sameOriginForCookieSessions } from './common/request-guards';
 import { createValidationPipe } from './common/validation.pipe';
 import type { AppConfig } from './config/app-config';
 import { DemoService } from './demo/demo.service';
+import { QuietLogger } from './logging/logging';
 import { AccountsService } from './platform/accounts.service';
 
 /**
@@ -19,20 +21,18 @@ export async function createApp(
   config: AppConfig,
   options: { logger?: false } = {},
 ): Promise<NestExpressApplication> {
-  const logger =
-    options.logger === false
-      ? false
-      : new ConsoleLogger({ json: config.production, prefix: 'tablegraph' });
+  const logLevel = options.logger === false ? 'silent' : config.operations.logLevel;
   const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forRoot(config),
+    AppModule.forRoot(config, logLevel),
     new ExpressAdapter(),
     {
-      logger,
-      bufferLogs: false,
+      // Held until pino takes over below, so every line is structured.
+      bufferLogs: true,
       // JSON only (CONTRACT.md §2): no urlencoded parser; the JSON one is registered below.
       bodyParser: false,
     },
   );
+  app.useLogger(new QuietLogger(app.get(Logger)));
   app.use(jsonBodiesOnly);
   app.use(sameOriginForCookieSessions);
   // A GraphQL query text may be 100 KB (LIMIT_QUERY_BYTES); variables add to it.
@@ -40,8 +40,8 @@ export async function createApp(
   app.use(cookieParser());
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(createValidationPipe());
-  app.enableShutdownHooks();
-  app.set('trust proxy', false);
+  // SIGTERM is handled by installGracefulShutdown (main.ts), not enableShutdownHooks().
+  app.set('trust proxy', config.operations.trustProxyHops || false);
   await app.init();
   await app.get(AccountsService).ensureFirstAdmin();
   return app;

@@ -1,8 +1,13 @@
 import 'reflect-metadata';
 import { ConfigError, loadProcessConfig } from './config/app-config';
+import { Logger } from 'nestjs-pino';
 import { createApp, seedDemo } from './bootstrap';
+import { installGracefulShutdown } from './graceful-shutdown';
 
-/** Starts the service: validate configuration, create the app, seed the demo, listen. */
+/**
+ * Starts the service: validate configuration, create the app, seed the demo, listen, and stop
+ * gracefully on SIGTERM/SIGINT.
+ */
 async function main(): Promise<void> {
   let config;
   try {
@@ -17,9 +22,15 @@ async function main(): Promise<void> {
   const app = await createApp(config);
   const demo = await seedDemo(app, config);
   await app.listen(config.port, config.host);
+  installGracefulShutdown(app, config.operations.shutdownTimeoutMs, app.get(Logger));
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   process.stdout.write(`\nTableGraph listening on ${base}\n`);
-  if (demo) {
+  if (demo && config.production) {
+    // CONTRACT.md §8: in production the demo key is never printed.
+    process.stdout.write(
+      `\nDemo app endpoint: ${base}/api/graphql/${demo.address} (its key is not printed in production; create one with POST /api/admin/api-keys)\n\n`,
+    );
+  } else if (demo) {
     const endpoint = `${base}/api/graphql/${demo.address}`;
     // Printed once, to standard output only: the key is never logged.
     process.stdout.write(

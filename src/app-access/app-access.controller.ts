@@ -74,7 +74,7 @@ export class AppAccessController {
     @Req() req: Request,
   ): Promise<{ token: string }> {
     await this.apps.get(appId);
-    await this.throttle.attempt(`${appId}:${body.email}`, req.socket.remoteAddress ?? 'unknown');
+    await this.throttle.attempt(`${appId}:${body.email}`, req.ip ?? 'unknown');
     return { token: await this.users.login(appId, body.email, body.password) };
   }
 

@@ -37,6 +37,33 @@ export interface AppConfig {
   limits: RequestLimits;
   /** Datasource pools and statement deadlines (CONTRACT.md §6 Limits, last row). */
   datasources: DatasourceLimits;
+  /** Rate limits, logs, metrics and shutdown (CONTRACT.md §6 429, §8). */
+  operations: OperationsConfig;
+}
+
+/** Pino's levels, quietest last; `LOG_LEVEL` takes one of them. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** How the service runs among others (CONTRACT.md §6 429, §8 Operations). */
+export interface OperationsConfig {
+  /**
+   * `ANONYMOUS_RATE_LIMIT_PER_MINUTE`: requests per minute one client address may send to one
+   * app's endpoint without credentials, default 300.
+   */
+  anonymousRateLimitPerMinute: number;
+  /**
+   * `TRUST_PROXY`: how many proxies (load balancers) in front of the service append to
+   * `X-Forwarded-For`, default 0 (the client address is the connection's). Set it to the number
+   * of hops when instances run behind a load balancer, or every caller shares its address.
+   */
+  trustProxyHops: number;
+  /** `METRICS_TOKEN`: the bearer token `GET /metrics` requires (≥ 16 characters); unset: no metrics route. */
+  metricsToken: string | null;
+  /** `SHUTDOWN_TIMEOUT_MS`: how long `SIGTERM` waits for in-flight requests, default 10,000. */
+  shutdownTimeoutMs: number;
+  /** `LOG_LEVEL`: default `info` in production, `warn` otherwise (a quiet start). */
+  logLevel: LogLevel;
 }
 
 /**
@@ -203,6 +230,31 @@ export function loadConfig(env: Env, defaults: { demo: boolean }): AppConfig {
       poolSize: intIn(env, 'DATASOURCE_POOL_SIZE', 10, 1, 1_000),
       acquireTimeoutMs: intIn(env, 'DATASOURCE_ACQUIRE_TIMEOUT_MS', 2_000, 10, 600_000),
     },
+    operations: operations(env, production),
+  };
+}
+
+function operations(env: Env, production: boolean): OperationsConfig {
+  const token = env.METRICS_TOKEN || null;
+  if (token !== null && (token.length < 16 || /\s/.test(token))) {
+    throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters without spaces');
+  }
+  const level = env.LOG_LEVEL || (production ? 'info' : 'warn');
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
+  }
+  return {
+    anonymousRateLimitPerMinute: intIn(
+      env,
+      'ANONYMOUS_RATE_LIMIT_PER_MINUTE',
+      300,
+      1,
+      1_000_000_000,
+    ),
+    trustProxyHops: intIn(env, 'TRUST_PROXY', 0, 0, 10),
+    metricsToken: token,
+    shutdownTimeoutMs: intIn(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    logLevel: level as LogLevel,
   };
 }
 

@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { RedisService } from '../redis/redis.service';
 
 /** A version's definitions changed: schema cache entries of older revisions are stale. */
 export interface ModelChanged {
@@ -38,7 +39,7 @@ export const EVENTS_CHANNEL = 'tablegraph:events';
 /**
  * Typed change events, on every instance (CONTRACT.md §7, DESIGN.md "State that crosses
  * instances"). In process always; with `REDIS_URL`, also published on a Redis channel that every
- * instance reads (ioredis; one publisher, one subscriber connection, reconnecting on their own).
+ * instance reads (the connections are {@link RedisService}'s).
  *
  * In-process caches (keys, version heads, app lookups) may be used only while
  * {@link cachesAreSafe} holds: with no Redis configured (one instance, in-process events
@@ -51,46 +52,32 @@ export class EventsService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Events');
   private readonly bus = new EventEmitter<EventMap>();
   private readonly instance = randomUUID();
-  private publisher: Redis | null = null;
-  private subscriber: Redis | null = null;
   private subscribed = false;
-  private outageLogged = false;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly redis: RedisService,
+  ) {
     this.bus.setMaxListeners(50);
   }
 
   onModuleInit(): void {
-    if (!this.config.redisUrl) {
+    const subscriber = this.redis.subscriber;
+    if (!subscriber) {
       this.logger.warn(
         'REDIS_URL is not set: change events, caches and rate limits stay in this process (run one instance only)',
       );
       return;
     }
-    const options = { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false };
-    this.publisher = new Redis(this.config.redisUrl, options);
-    this.subscriber = new Redis(this.config.redisUrl, { ...options, enableOfflineQueue: true });
-    this.publisher.on('error', () => undefined);
-    this.subscriber.on('error', () => this.lost());
-    this.subscriber.on('close', () => this.lost());
-    this.subscriber.on('ready', () => {
-      this.subscriber!.subscribe(EVENTS_CHANNEL)
-        .then(() => {
-          // Events may have passed while the subscription was down: start from empty caches.
-          this.bus.emit('CachesReset');
-          this.subscribed = true;
-          if (this.outageLogged) this.logger.log('Redis is back: change events are shared again');
-          this.outageLogged = false;
-        })
-        .catch(() => this.lost());
-    });
-    this.subscriber.on('message', (_channel: string, text: string) => this.receive(text));
+    subscriber.on('error', () => (this.subscribed = false));
+    subscriber.on('close', () => (this.subscribed = false));
+    subscriber.on('ready', () => this.subscribe(subscriber));
+    subscriber.on('message', (_channel: string, text: string) => this.receive(text));
+    if (subscriber.status === 'ready') this.subscribe(subscriber);
   }
 
-  async onModuleDestroy(): Promise<void> {
+  onModuleDestroy(): void {
     this.subscribed = false;
-    this.publisher?.disconnect();
-    this.subscriber?.disconnect();
   }
 
   /** Whether in-process caches may answer now (see the class notes). */
@@ -102,6 +89,17 @@ export class EventsService implements OnModuleInit, OnModuleDestroy {
   redisState(): 'ok' | 'down' | 'off' {
     if (!this.config.redisUrl) return 'off';
     return this.subscribed ? 'ok' : 'down';
+  }
+
+  private subscribe(subscriber: Redis): void {
+    subscriber
+      .subscribe(EVENTS_CHANNEL)
+      .then(() => {
+        // Events may have passed while the subscription was down: start from empty caches.
+        this.bus.emit('CachesReset');
+        this.subscribed = true;
+      })
+      .catch(() => (this.subscribed = false));
   }
 
   /** Publishes {@link ModelChanged}. */
@@ -130,12 +128,13 @@ export class EventsService implements OnModuleInit, OnModuleDestroy {
 
   private async publish<K extends Shared>(type: K, payload: EventMap[K][0]): Promise<void> {
     (this.bus.emit as (t: string, p: unknown) => boolean).call(this.bus, type, payload);
-    if (!this.publisher) return;
+    const publisher = this.redis.commands;
+    if (!publisher) return;
     const message = JSON.stringify({ from: this.instance, type, payload });
     // Best effort: an instance that misses it holds a stale entry at most for its caches' short
     // lifetime (the safety net); a Redis that is away also drops every subscription, and then
     // no instance trusts its caches until it resubscribes.
-    await this.publisher.publish(EVENTS_CHANNEL, message).catch(() => undefined);
+    await publisher.publish(EVENTS_CHANNEL, message).catch(() => undefined);
   }
 
   private receive(text: string): void {
@@ -152,14 +151,6 @@ export class EventsService implements OnModuleInit, OnModuleDestroy {
       message.type === 'AppChanged'
     ) {
       this.bus.emit(message.type, message.payload as never);
-    }
-  }
-
-  private lost(): void {
-    this.subscribed = false;
-    if (!this.outageLogged) {
-      this.outageLogged = true;
-      this.logger.warn('Redis is unreachable: caches are bypassed until it returns');
     }
   }
 }

@@ -9,7 +9,9 @@ import { DatasourceConnection } from '../datasources/datasource-pools.service';
 import type { CompiledQuery, StatementResult } from '../datasources/dialect';
 import { isInvalidValueError } from '../datasources/invalid-value';
 import { DatasourcesService } from '../data-model/datasources.service';
+import { MetricsService, OperationKind } from '../metrics/metrics.service';
 import { Access } from '../platform/access.decorator';
+import { RateLimitsService } from '../rate-limits/rate-limits.service';
 import { AppsService, AppView } from '../platform/apps.service';
 import type { VersionHead } from '../platform/version-definition';
 import { VersionsService } from '../platform/versions.service';
@@ -55,6 +57,8 @@ export class GraphqlGatewayController {
     private readonly callers: CallerResolverService,
     private readonly schemas: SchemaProviderService,
     private readonly datasources: DatasourcesService,
+    private readonly rateLimits: RateLimitsService,
+    private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -89,18 +93,25 @@ export class GraphqlGatewayController {
   ): Promise<void> {
     // Fires when the client leaves before the answer is written: its statements are cancelled.
     const abort = new AbortController();
+    const started = process.hrtime.bigint();
+    let appId: string | null = null;
+    let kind: OperationKind = 'unknown';
     res.on('close', () => {
       if (!res.writableFinished) abort.abort(new Error('client disconnected'));
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      this.metrics.request(appId, kind, res.statusCode, seconds);
     });
     try {
       refuseKeyInUrl(req);
       const params = readGraphQLParams(req);
       const app = await findApp();
       if (!app) throw new DomainError(ErrorCode.NotFound, 'App not found');
+      appId = app.id;
       const caller = await this.callers.resolve(req, app.id);
       if (caller.kind === 'key' && !scopeForApp(caller.principal, app.id)) {
         throw ApiKeyErrors.projectOutOfScope();
       }
+      await this.throttle(caller, app.id, req, res);
       const head =
         caller.kind === 'builder'
           ? await this.versions.builderHead(app.id, caller.session.accountId)
@@ -109,6 +120,7 @@ export class GraphqlGatewayController {
       const executable = await this.schemas.get(head, audienceOf(caller, app.id));
       const compiled = await this.compileFor(executable, head, caller, app.id, params.query);
       const operation = selectOperation(compiled, params.operationName);
+      kind = operation.kind;
       if (req.method === 'GET' && operation.kind !== 'query') {
         res.setHeader('allow', 'POST');
         throw RequestRefusal.of(405, 'BAD_REQUEST', 'Mutations are sent with POST, never GET');
@@ -136,6 +148,32 @@ export class GraphqlGatewayController {
         throw error;
       }
     }
+  }
+
+  /**
+   * Request step 4 (CONTRACT.md §6 429): a key is counted against its own `rateLimitPerMinute`,
+   * an anonymous caller per client address and app (`ANONYMOUS_RATE_LIMIT_PER_MINUTE`); builders
+   * and app users are not throttled here. Sets the `RateLimit-*` headers.
+   * @throws DomainError TOO_MANY_REQUESTS (429) with `retry-after`.
+   */
+  private async throttle(caller: Caller, appId: string, req: Request, res: Response) {
+    let headers: Record<string, string>;
+    if (caller.kind === 'key') {
+      headers = await this.rateLimits.consume({
+        bucket: `key:${caller.principal.keyId}`,
+        limit: caller.principal.rateLimitPerMinute,
+        caller: 'key',
+      });
+    } else if (caller.kind === 'anonymous') {
+      headers = await this.rateLimits.consume({
+        bucket: `anonymous:${appId}:${req.ip ?? 'unknown'}`,
+        limit: this.config.operations.anonymousRateLimitPerMinute,
+        caller: 'anonymous',
+      });
+    } else {
+      return;
+    }
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   }
 
   /**
@@ -210,11 +248,15 @@ export class GraphqlGatewayController {
                 if (budget.exceeded) throw budget.exceeded;
                 signal.throwIfAborted();
                 let result: StatementResult;
+                const started = process.hrtime.bigint();
                 try {
                   result = await run(query);
                 } catch (error) {
                   if (isInvalidValueError(inner.dialect.type, error)) throw invalidValue();
                   throw error;
+                } finally {
+                  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+                  this.metrics.statement(inner.dialect.type, seconds);
                 }
                 budget.charge(result.rows);
                 return result;

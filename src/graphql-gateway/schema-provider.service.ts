@@ -7,6 +7,7 @@ import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatasourcesService } from '../data-model/datasources.service';
 import { EventsService } from '../events/events.service';
+import { MetricsService } from '../metrics/metrics.service';
 import type { VersionHead } from '../platform/version-definition';
 import { VersionsService } from '../platform/versions.service';
 import { CompiledDocument, compileDocument, DocumentCache } from './request/compiled-operation';
@@ -50,6 +51,7 @@ export class SchemaProviderService implements OnModuleInit, OnModuleDestroy {
     private readonly versions: VersionsService,
     private readonly datasources: DatasourcesService,
     events: EventsService,
+    private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.documents = new DocumentCache(config.limits.documentCacheBytes);
@@ -66,11 +68,17 @@ export class SchemaProviderService implements OnModuleInit, OnModuleDestroy {
     return this.documents.size;
   }
 
-  /** The executable schema of a version head for an audience. */
+  /**
+   * The executable schema of a version head for an audience. Single-flight: the first request
+   * after a change starts the build and every concurrent one awaits that same promise, so a
+   * burst builds a schema once per instance.
+   */
   get(head: VersionHead, audience: AudienceView): Promise<ExecutableSchema> {
     const key = `${head.versionId}:${head.revision}:${audience.key}`;
     let entry = this.schemas.get(key);
-    if (!entry) {
+    if (entry) {
+      this.metrics.schemaHit();
+    } else {
       entry = this.build(head, audience, key);
       entry.catch(() => this.schemas.delete(key));
       this.schemas.set(key, entry);
@@ -153,10 +161,12 @@ export class SchemaProviderService implements OnModuleInit, OnModuleDestroy {
     key: string,
   ): Promise<ExecutableSchema> {
     try {
+      const started = process.hrtime.bigint();
       const built = (await this.versionTypes(head)).schemaFor(audience);
       const errors = validateSchema(built.schema);
       if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
       this.schemasBuilt++;
+      this.metrics.schemaBuilt(Number(process.hrtime.bigint() - started) / 1e9);
       return { ...built, key, audience: audience.key };
     } catch (error) {
       if (error instanceof DomainError) throw error;

@@ -1,65 +1,48 @@
-import { Controller, Get, Inject, OnModuleDestroy, Res } from '@nestjs/common';
+import { Controller, Get, Res } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
-import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
 import { Access } from '../platform/access.decorator';
+import { RedisService } from '../redis/redis.service';
 
 type Check = 'ok' | 'down';
 
 /** `GET /health` (CONTRACT.md §8): `200` while the metadata store answers, else `503`; Redis is reported. */
 @Controller('health')
 @Access('public')
-export class HealthController implements OnModuleDestroy {
-  private readonly redis: Redis | null;
-
+export class HealthController {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    this.redis = config.redisUrl
-      ? new Redis(config.redisUrl, {
-          lazyConnect: true,
-          maxRetriesPerRequest: 1,
-          enableOfflineQueue: false,
-        })
-      : null;
-    this.redis?.on('error', () => undefined);
-  }
+    private readonly redis: RedisService,
+  ) {}
 
-  /** `{status: "ok", checks: {metadata, redis?}}`. */
+  /** `{status: "ok" | "unavailable", checks: {metadata, redis?}}`, each check `ok` or `down`. */
   @Get()
   async health(@Res() res: Response): Promise<void> {
     const checks: Record<string, Check> = {
-      metadata: await this.check(() => this.db.query('SELECT 1')),
+      metadata: await this.metadata(),
     };
-    if (this.redis) {
-      checks.redis = await this.check(async () => {
-        if (this.redis!.status === 'wait') await this.redis!.connect();
-        await this.redis!.ping();
-      });
-    }
+    if (this.redis.state() !== 'off') checks.redis = (await this.redis.ping()) ? 'ok' : 'down';
     // Only the metadata store is vital: without Redis the service keeps serving with
     // per-instance state (reported here, not fatal).
     const ok = checks.metadata === 'ok';
     res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks });
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.redis?.disconnect();
-  }
-
-  private async check(probe: () => Promise<unknown>): Promise<Check> {
+  private async metadata(): Promise<Check> {
+    let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        probe(),
-        new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref()),
+        this.db.query('SELECT 1'),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timeout')), 2_000);
+        }),
       ]);
       return 'ok';
     } catch {
       return 'down';
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

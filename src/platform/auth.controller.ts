@@ -27,7 +27,7 @@ export class AuthController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<{ token: string; account: AccountView }> {
-    await this.throttle.attempt(body.email, req.socket.remoteAddress ?? 'unknown');
+    await this.throttle.attempt(body.email, req.ip ?? 'unknown');
     const account = await this.accounts.authenticate(body.email, body.password);
     const token = await this.sessions.issue(account);
     res.cookie(SESSION_COOKIE, token, {

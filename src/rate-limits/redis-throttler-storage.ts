@@ -1,0 +1,74 @@
+import type { ThrottlerStorage } from '@nestjs/throttler';
+import type Redis from 'ioredis';
+
+/** Prefix of every counter this service keeps in Redis. */
+export const RATE_LIMIT_PREFIX = 'tablegraph:rate:';
+
+/**
+ * One fixed window per counter, counted in one round trip and atomically (Redis runs a script
+ * as a whole: https://redis.io/docs/latest/develop/interact/programmability/eval-intro/): the
+ * first hit starts the window (`PEXPIRE`), every hit adds one; returns hits and the window's
+ * remaining milliseconds.
+ */
+const HIT_SCRIPT = `
+local hits = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return { hits, ttl }
+`;
+
+/** What the throttler's storages answer (the record type is not exported by the package). */
+export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
+
+interface HitCommand {
+  tablegraphHit(key: string, windowMs: number): Promise<[number, number]>;
+}
+
+/**
+ * `@nestjs/throttler`'s storage on Redis, shared by every instance (CONTRACT.md §6 429; issue
+ * "several instances"): a fixed window of `ttl` milliseconds per key, counted by a Lua script
+ * (`EVALSHA`, one round trip). A caller over the limit stays refused until the window ends
+ * (`blockDuration` is the window). Times in the record are whole seconds, as the throttler's own
+ * storage gives them.
+ *
+ * Fails (rejects) when Redis does not answer; {@link RateLimitsService} then counts in process.
+ */
+export class RedisThrottlerStorage implements ThrottlerStorage {
+  private readonly redis: Redis & HitCommand;
+
+  constructor(redis: Redis) {
+    if (!('tablegraphHit' in redis)) {
+      redis.defineCommand('tablegraphHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    }
+    this.redis = redis as Redis & HitCommand;
+  }
+
+  /**
+   * Counts one hit of `key` in its window of `ttl` milliseconds.
+   * @returns `totalHits` (this hit included), `timeToExpire` (s), `isBlocked` (hits > limit),
+   * `timeToBlockExpire` (s, 0 unless blocked).
+   */
+  async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    _blockDuration: number,
+    throttlerName: string,
+  ): Promise<ThrottlerStorageRecord> {
+    const [hits, remainingMs] = await this.redis.tablegraphHit(
+      `${RATE_LIMIT_PREFIX}${throttlerName}:${key}`,
+      ttl,
+    );
+    const seconds = Math.max(1, Math.ceil(remainingMs / 1000));
+    const isBlocked = hits > limit;
+    return {
+      totalHits: hits,
+      timeToExpire: seconds,
+      isBlocked,
+      timeToBlockExpire: isBlocked ? seconds : 0,
+    };
+  }
+}

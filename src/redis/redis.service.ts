@@ -1,0 +1,93 @@
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import Redis, { RedisOptions } from 'ioredis';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+
+/** Whether this instance shares state through Redis right now: `off` when no `REDIS_URL` is set. */
+export type RedisState = 'ok' | 'down' | 'off';
+
+/**
+ * The one owner of this instance's Redis connections (CONTRACT.md §1 `REDIS_URL`; DESIGN.md
+ * "State that crosses instances"): `commands` for rate-limit counters, event publishing and the
+ * health probe, `subscriber` for the change-event channel (a subscribed connection can run no
+ * other command). Both reconnect on their own; commands never queue while Redis is away (they
+ * fail at once, so callers fall back to per-instance state instead of waiting). An outage is
+ * logged once, and its end once.
+ */
+@Injectable()
+export class RedisService implements OnModuleDestroy {
+  private readonly logger = new Logger('Redis');
+  /** Counters, publishing, `PING`; null without `REDIS_URL`. */
+  readonly commands: Redis | null;
+  /** The change-event subscription; null without `REDIS_URL`. */
+  readonly subscriber: Redis | null;
+  private outage = false;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    if (!config.redisUrl) {
+      this.commands = null;
+      this.subscriber = null;
+      return;
+    }
+    const options: RedisOptions = {
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      connectTimeout: 2_000,
+      // Keep trying while Redis is away, at most every 2 s.
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    };
+    this.commands = new Redis(config.redisUrl, options);
+    // The subscriber queues its SUBSCRIBE until connected; EventsService resubscribes on `ready`.
+    this.subscriber = new Redis(config.redisUrl, { ...options, enableOfflineQueue: true });
+    for (const connection of [this.commands, this.subscriber]) {
+      // Errors are states, not crashes: an unhandled `error` event would end the process.
+      connection.on('error', () => this.lost());
+      connection.on('close', () => this.lost());
+    }
+    this.commands.on('ready', () => {
+      if (this.outage) this.logger.log('Redis is reachable again: state is shared again');
+      this.outage = false;
+    });
+  }
+
+  /** `ok` while the command connection is ready, `down` while it is not, `off` without Redis. */
+  state(): RedisState {
+    if (!this.commands) return 'off';
+    return this.commands.status === 'ready' ? 'ok' : 'down';
+  }
+
+  /**
+   * Pings Redis within `timeoutMs` (milliseconds).
+   * @returns false when Redis is off, away or slower than the timeout (never throws).
+   */
+  async ping(timeoutMs = 2_000): Promise<boolean> {
+    if (!this.commands) return false;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.commands.ping(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timeout')), timeoutMs);
+        }),
+      ]);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  onModuleDestroy(): void {
+    this.commands?.disconnect();
+    this.subscriber?.disconnect();
+  }
+
+  private lost(): void {
+    if (this.outage || !this.commands) return;
+    this.outage = true;
+    this.logger.warn(
+      'Redis is unreachable: rate limits count per instance and in-process caches are bypassed until it returns',
+    );
+  }
+}
