@@ -5,6 +5,12 @@ import { join } from 'node:path';
 /** The built service (`dist/src/main.js`) running as its own process. */
 export interface ServiceProcess {
   baseUrl: string;
+  /** Everything the process wrote to standard output and error so far. */
+  output(): string;
+  /** Sends a signal (e.g. `SIGTERM`) without waiting. */
+  signal(name: NodeJS.Signals): void;
+  /** Resolves with the exit code once the process has exited. */
+  exited: Promise<number | null>;
   stop(): Promise<void>;
 }
 
@@ -22,21 +28,23 @@ function freePort(): Promise<number> {
 /**
  * Starts `node dist/src/main.js` (built by `npm test` first) with `env` on a free loopback port:
  * the only way to run the service under another process time zone (`TZ`), which Jest's
- * per-file copy of `process.env` cannot change. Resolves once it listens.
+ * per-file copy of `process.env` cannot change, and the only way to see its logs, signals and exit.
+ * `NODE_ENV` is `test` unless `env` sets it. Resolves once it listens.
  */
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [join(__dirname, '../../dist/src/main.js')], {
     env: {
       PATH: process.env.PATH ?? '',
+      NODE_ENV: 'test',
       ...env,
       PORT: String(port),
       HOST: '127.0.0.1',
-      NODE_ENV: 'test',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), 30000);
     const onData = (chunk: Buffer) => {
@@ -48,18 +56,19 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => {
+    void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`service exited (${code}):\n${output}`));
     });
   });
   return {
     baseUrl: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.removeAllListeners('exit');
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    output: () => output,
+    signal: (name) => child.kill(name),
+    exited,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
   };
 }
