@@ -290,6 +290,8 @@ describeWith('postgres')('Two instances sharing PostgreSQL and Redis', () => {
       ).toBe(true);
       const metrics = async () =>
         (await b.http('GET', '/metrics', { token: METRICS_TOKEN })).body as string;
+      expect((await b.http('GET', '/metrics')).status).toBe(401);
+      expect((await b.http('GET', '/metrics', { token: `${METRICS_TOKEN}x` })).status).toBe(401);
       const builds = sample(await metrics(), 'tablegraph_schema_build_duration_seconds_count');
       const burst = await Promise.all(
         Array.from({ length: 50 }, () => count(b, 'two-flight', k.key)),

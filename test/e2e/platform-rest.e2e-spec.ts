@@ -365,6 +365,8 @@ describe('Platform REST over HTTP (SQLite metadata store)', () => {
     const health = await run.http('GET', '/health');
     expect(health.status).toBe(200);
     expect(health.body).toEqual({ status: 'ok', checks: { metadata: 'ok' } });
+    // Without METRICS_TOKEN there is no metrics route at all.
+    expect((await run.http('GET', '/metrics', { token: builder })).status).toBe(404);
   });
 });
 
