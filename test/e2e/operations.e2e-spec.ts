@@ -154,7 +154,7 @@ describeWith('postgres')('The service process in production', () => {
           `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'`,
           [db.name],
         );
-        return rows[0].n > 0;
+        return Number(rows[0].n) > 0;
       }),
     ).toBe(true);
     service.signal('SIGTERM');
