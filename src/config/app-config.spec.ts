@@ -60,6 +60,13 @@ describe('loadConfig defaults', () => {
         documentCacheBytes: 32 * 1024 * 1024,
       },
       datasources: { statementTimeoutMs: 5_000, poolSize: 10, acquireTimeoutMs: 2_000 },
+      operations: {
+        anonymousRateLimitPerMinute: 300,
+        trustProxyHops: 0,
+        metricsToken: null,
+        shutdownTimeoutMs: 10_000,
+        logLevel: 'warn',
+      },
     });
   });
 
@@ -225,6 +232,41 @@ describe('loadConfig in production', () => {
     expect(config.production).toBe(true);
     expect(config.platformSecretSource).toBe('env');
     expect(config.adminPassword).toBe('long enough');
+    expect(config.operations.logLevel).toBe('info');
+  });
+});
+
+describe('operations', () => {
+  it('reads rate limits, proxies, the metrics token, the shutdown deadline and the log level', () => {
+    const config = loadConfig(
+      env({
+        ANONYMOUS_RATE_LIMIT_PER_MINUTE: '20',
+        TRUST_PROXY: '2',
+        METRICS_TOKEN: 'a-metrics-token-16',
+        SHUTDOWN_TIMEOUT_MS: '500',
+        LOG_LEVEL: 'debug',
+      }),
+      { demo: false },
+    );
+    expect(config.operations).toEqual({
+      anonymousRateLimitPerMinute: 20,
+      trustProxyHops: 2,
+      metricsToken: 'a-metrics-token-16',
+      shutdownTimeoutMs: 500,
+      logLevel: 'debug',
+    });
+  });
+
+  it('names the variable that cannot be used', () => {
+    const variableOf = (vars: Record<string, string>) =>
+      configError(() => loadConfig(env(vars), { demo: false })).variable;
+    expect(variableOf({ METRICS_TOKEN: 'short' })).toBe('METRICS_TOKEN');
+    expect(variableOf({ METRICS_TOKEN: 'has a space in it, long' })).toBe('METRICS_TOKEN');
+    expect(variableOf({ LOG_LEVEL: 'loud' })).toBe('LOG_LEVEL');
+    expect(variableOf({ TRUST_PROXY: 'true' })).toBe('TRUST_PROXY');
+    expect(variableOf({ ANONYMOUS_RATE_LIMIT_PER_MINUTE: '0' })).toBe(
+      'ANONYMOUS_RATE_LIMIT_PER_MINUTE',
+    );
   });
 });
 
