@@ -10,6 +10,8 @@
  *
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=16 npm run bench
  *   BENCH_POSTGRES_URL, BENCH_MYSQL_URL, BENCH_REDIS_URL override the local services.
+ *   BENCH_WORKLOADS=q1,q2 runs only those workloads; BENCH_OTHERS=0 skips MariaDB and SQLite
+ *   (for profiling one workload with BENCH_NODE_ARGS).
  */
 require('reflect-metadata');
 const autocannon = require('autocannon');
@@ -26,6 +28,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 16);
 const PG = process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const MYSQL = process.env.BENCH_MYSQL_URL || 'mysql://root@127.0.0.1:3306/mysql';
 const REDIS = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
+const WORKLOADS = (process.env.BENCH_WORKLOADS || 'q1,q2,q3').split(',');
+const OTHERS = process.env.BENCH_OTHERS !== '0';
 const TICK_MS = 10; // CLK_TCK = 100 on Linux
 
 const FILTER = '{status: {eq: "shipped"}, total: {gt: 100}}';
@@ -291,6 +295,7 @@ async function main() {
 
     const rows = [];
     for (const [name, query] of Object.entries(QUERIES)) {
+      if (!WORKLOADS.includes(name)) continue;
       console.log(`${name}: floor…`);
       const f = await measure(`${floor.base}/${name}`, { method: 'GET' }, floor.child.pid);
       console.log(`${name}: service…`);
@@ -304,21 +309,23 @@ async function main() {
     const rss = peakRssMb(service.pid);
 
     const others = [];
-    console.log('MariaDB and SQLite datasources (service only, scale 0.25)…');
-    try {
+    if (OTHERS) console.log('MariaDB and SQLite datasources (service only, scale 0.25)…');
+    if (OTHERS) try {
       const my = await createMysqlDataset(MYSQL, 'tg_bench_data', 0.25);
       cleanups.push(() => my.drop());
       others.push({ type: 'mariadb', app: await setUpApp(base, token, 'bench-my', 'mysql', my.url, ['customers', 'products', 'orders', 'order_lines']) });
     } catch (error) {
       others.push({ type: 'mariadb', error: error.message });
     }
-    const sqliteApp = await setUpApp(base, token, 'bench-sqlite', 'sqlite', null, ['customers', 'products', 'orders', 'order_lines'], (appId) => {
-      const folder = join(dir, 'datasources', appId);
-      mkdirSync(folder, { recursive: true });
-      createSqliteDataset(join(folder, 'bench.db'), 0.25);
-      return 'sqlite:bench.db';
-    });
-    others.push({ type: 'sqlite', app: sqliteApp });
+    if (OTHERS) {
+      const sqliteApp = await setUpApp(base, token, 'bench-sqlite', 'sqlite', null, ['customers', 'products', 'orders', 'order_lines'], (appId) => {
+        const folder = join(dir, 'datasources', appId);
+        mkdirSync(folder, { recursive: true });
+        createSqliteDataset(join(folder, 'bench.db'), 0.25);
+        return 'sqlite:bench.db';
+      });
+      others.push({ type: 'sqlite', app: sqliteApp });
+    }
     const otherRows = [];
     for (const o of others) {
       if (o.error) {
@@ -368,8 +375,11 @@ async function main() {
       '',
     ];
     const report = lines.join('\n');
-    mkdirSync(join(__dirname, 'results'), { recursive: true });
-    writeFileSync(join(__dirname, 'results', `${stamp}.md`), report);
+    // Only a full run is a result; a partial one (profiling) is printed.
+    if (WORKLOADS.length === Object.keys(QUERIES).length && OTHERS) {
+      mkdirSync(join(__dirname, 'results'), { recursive: true });
+      writeFileSync(join(__dirname, 'results', `${stamp}.md`), report);
+    }
     console.log(`\n${report}`);
   } finally {
     await stop();

@@ -21,6 +21,10 @@ export function formatLocalTimestamp(text: string): string {
   return m ? `${m[1]}T${m[2]}${m[3] ?? ':00'}${millis(m[4])}` : text;
 }
 
+/** `YYYY-MM-DD HH:mm:ss[.f…]+00` (or `Z`): an instant already in UTC. */
+const UTC_TEXT =
+  /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:\+00(?::?00)?|Z)$/;
+
 /**
  * An instant as `YYYY-MM-DDTHH:mm:ss.sssZ` (UTC). Accepts a Date or text with an offset such as
  * `2024-01-02 03:04:05.123456+05:30`, `…+00`, `…Z`, or PostgreSQL's local-mean-time offsets with
@@ -30,6 +34,24 @@ export function formatLocalTimestamp(text: string): string {
 export function formatInstant(value: string | Date): string {
   if (value instanceof Date)
     return Number.isNaN(value.getTime()) ? String(value) : value.toISOString();
+  const utc = UTC_TEXT.exec(value);
+  // Fast path (profiled: the commonest text by far, as PostgreSQL sends it in a UTC session):
+  // already UTC, so only the separator, the milliseconds and the `Z` change. Only for fields
+  // that are valid in every month; anything else takes the general path below, which normalises
+  // or refuses it as before.
+  if (
+    utc &&
+    +utc[1] >= 100 &&
+    +utc[2] >= 1 &&
+    +utc[2] <= 12 &&
+    +utc[3] >= 1 &&
+    +utc[3] <= 28 &&
+    +utc[4] < 24 &&
+    +utc[5] < 60 &&
+    +utc[6] < 60
+  ) {
+    return `${utc[1]}-${utc[2]}-${utc[3]}T${utc[4]}:${utc[5]}:${utc[6]}${millis(utc[7]) || '.000'}Z`;
+  }
   const m =
     /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?\s*(Z|([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}))?)?$/.exec(
       value.trim(),

@@ -2,6 +2,7 @@ import { LoggerService, RequestMethod } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { Logger, LoggerModule } from 'nestjs-pino';
+import { destination } from 'pino';
 import type { LogLevel } from '../config/app-config';
 
 /** Nest's start-up chatter (module loading, one line per route): debug, not info. */
@@ -58,24 +59,29 @@ function pathOf(url: string | undefined): string {
 export function loggerModule(level: LogLevel) {
   return LoggerModule.forRoot({
     forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
-    pinoHttp: {
-      level,
-      genReqId: requestIdOf,
-      autoLogging: { ignore: (req) => pathOf(req.url) === '/health' },
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-      serializers: {
-        req: (req: { id: unknown; method: string; url: string }) => ({
-          id: req.id,
-          method: req.method,
-          path: pathOf(req.url),
-        }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    pinoHttp: [
+      {
+        level,
+        genReqId: requestIdOf,
+        autoLogging: { ignore: (req) => pathOf(req.url) === '/health' },
+        customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+        serializers: {
+          req: (req: { id: unknown; method: string; url: string }) => ({
+            id: req.id,
+            method: req.method,
+            path: pathOf(req.url),
+          }),
+          res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+        },
+        redact: {
+          paths: REDACTED_FIELDS.flatMap((field) => [`["${field}"]`, `*["${field}"]`]),
+          censor: '[redacted]',
+        },
       },
-      redact: {
-        paths: REDACTED_FIELDS.flatMap((field) => [`["${field}"]`, `*["${field}"]`]),
-        censor: '[redacted]',
-      },
-    },
+      // Written asynchronously (profiled: a synchronous write per request line cost ~2% of a
+      // plain query's CPU); pino flushes what is buffered when the process exits.
+      destination({ dest: 1, sync: false }),
+    ],
   });
 }
 
