@@ -17,7 +17,9 @@ export type ColumnKind =
   | 'timestamp'
   | 'timestamptz'
   | 'json'
-  | 'uuid';
+  | 'uuid'
+  /** Bytes (`bytea`, `BLOB`, `varbinary`): the `Base64` scalar both ways, bound as bytes. */
+  | 'binary';
 
 /** A column as introspected and kept in the model. */
 export interface ModelColumn {

@@ -30,8 +30,9 @@ import { formatCommon } from './value-format';
  * - `date` → date; `datetime`, `datetime2`, `smalldatetime` → timestamp (no offset);
  *   `datetimeoffset` → timestamptz; `time` → time;
  * - `uniqueidentifier` → uuid; `json` (SQL Server 2025) → json;
+ * - `binary`, `varbinary` → binary;
  * - everything else → text, including `timestamp`, which on SQL Server is `rowversion` (a binary
- *   row version, not a date), `xml`, binary types and `sql_variant`.
+ *   row version, not a date), `image` (it cannot be compared), `xml` and `sql_variant`.
  */
 export function mssqlKind(dataType: string): ColumnKind {
   const t = dataType
@@ -69,6 +70,9 @@ export function mssqlKind(dataType: string): ColumnKind {
       return 'uuid';
     case 'json':
       return 'json';
+    case 'binary':
+    case 'varbinary':
+      return 'binary';
     default:
       return 'text';
   }

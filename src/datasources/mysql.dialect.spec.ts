@@ -598,8 +598,8 @@ describe('mysqlKind', () => {
     ['char', 'char(36)', 'text'],
     ['enum', "enum('a','b')", 'text'],
     ['set', "set('x','y')", 'text'],
-    ['varbinary', 'varbinary(16)', 'text'],
-    ['blob', 'blob', 'text'],
+    ['varbinary', 'varbinary(16)', 'binary'],
+    ['blob', 'blob', 'binary'],
     ['geometry', 'geometry', 'text'],
     ['INT', 'INT(11)', 'int'],
   ])('%s / %s → %s', (dataType, columnType, kind) => {

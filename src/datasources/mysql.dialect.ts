@@ -30,8 +30,8 @@ import { formatCommon, formatInstant } from './value-format';
  * - `date` → date; `datetime` → timestamp (no zone); `timestamp` → timestamptz (stored as UTC,
  *   MySQL "The DATE, DATETIME, and TIMESTAMP Types"); `time` → time.
  * - `json` → json (MySQL; MariaDB's JSON is a LONGTEXT alias and reads as text);
- *   `uuid` (MariaDB ≥ 10.7) → uuid; everything else (char, text, enum, set, binary, blobs,
- *   spatial types, `inet6`) → text.
+ *   `uuid` (MariaDB ≥ 10.7) → uuid; `binary`, `varbinary` and the blobs → binary; everything
+ *   else (char, text, enum, set, spatial types, `inet6`) → text.
  */
 export function mysqlKind(dataType: string, columnType: string): ColumnKind {
   const t = dataType.toLowerCase();
@@ -75,6 +75,13 @@ export function mysqlKind(dataType: string, columnType: string): ColumnKind {
       return 'json';
     case 'uuid':
       return 'uuid';
+    case 'binary':
+    case 'varbinary':
+    case 'tinyblob':
+    case 'blob':
+    case 'mediumblob':
+    case 'longblob':
+      return 'binary';
     default:
       return 'text';
   }

@@ -316,7 +316,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
         doc: [expect.stringMatching(/^(json|text)$/), true, false, false, false, null],
         mood: ['text', true, false, false, false, null],
         bits: ['bigint', true, false, false, false, null],
-        bin: ['text', true, false, false, false, null],
+        bin: ['binary', true, false, false, false, null],
         total_cents: ['bigint', true, false, true, true, null],
         shout: ['text', true, false, true, true, 20],
         created_at: ['timestamptz', false, true, false, false, null],

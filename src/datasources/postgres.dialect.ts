@@ -48,6 +48,7 @@ export function postgresKind(dbType: string): ColumnKind {
   if (t.startsWith('time')) return 'time';
   if (t === 'json' || t === 'jsonb') return 'json';
   if (t === 'uuid') return 'uuid';
+  if (t === 'bytea') return 'binary';
   return 'text';
 }
 

@@ -30,6 +30,12 @@ export interface SqliteResult {
  * the changed-row count for writes (with RETURNING: the rows returned), undefined for a SELECT.
  */
 export function runSqlite(db: Database.Database, sql: string, params: unknown[]): SqliteResult {
+  // A Buffer arrives in a worker thread as a plain Uint8Array, which better-sqlite3 does not bind.
+  params = params.map((p) =>
+    p instanceof Uint8Array && !Buffer.isBuffer(p)
+      ? Buffer.from(p.buffer, p.byteOffset, p.byteLength)
+      : p,
+  );
   const statement = db.prepare(sql);
   const isWrite =
     /^\s*(INSERT|UPDATE|DELETE|REPLACE|WITH)\b/i.test(sql) && !/^\s*SELECT\b/i.test(sql);

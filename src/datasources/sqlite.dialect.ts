@@ -33,6 +33,8 @@ export function sqliteKind(declared: string): ColumnKind {
   if (t.includes('DATE')) return 'date';
   if (t.includes('TIME')) return 'time';
   if (t.includes('JSON')) return 'json';
+  // Only a declared BLOB: an undeclared type has BLOB affinity too but holds anything.
+  if (t.includes('BLOB')) return 'binary';
   return 'text';
 }
 

@@ -89,6 +89,18 @@ export function formatExactNumber(value: unknown): string {
 }
 
 /**
+ * Bytes as standard base64 (RFC 4648 §4, with padding). A Uint8Array is what a Buffer becomes
+ * when it crosses from a worker thread; text in a binary column (SQLite stores what it is given)
+ * is its UTF-8 bytes.
+ */
+export function bytesToBase64(raw: unknown): string {
+  if (raw instanceof Uint8Array) {
+    return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64');
+  }
+  return Buffer.from(String(raw), 'utf8').toString('base64');
+}
+
+/**
  * Formatting shared by the adapters once the driver's value is in hand (CONTRACT.md §6 Values):
  * dates and times from text, 64-bit integers and decimals as exact text, booleans from 0/1.
  */
@@ -118,6 +130,8 @@ export function formatCommon(column: ModelColumn, raw: unknown): unknown {
       );
     case 'json':
       return typeof raw === 'string' ? raw : JSON.stringify(raw);
+    case 'binary':
+      return bytesToBase64(raw);
     default:
       if (Buffer.isBuffer(raw)) return raw.toString('base64');
       if (typeof raw === 'object') return JSON.stringify(raw);

@@ -85,6 +85,45 @@ export const TimeScalar = textScalar(
   /^\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}(:?\d{2})?)?$/,
 );
 
+/** Standard base64 (RFC 4648 §4) with padding; empty text is zero bytes. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * Bytes as standard base64 text both ways (issue "every value it stores": binary columns round
+ * trip). Output: the adapter's base64 text; input: base64 text, parsed to a Buffer so every
+ * driver binds it as bytes (never as the text's own bytes).
+ */
+export const Base64Scalar = new GraphQLScalarType({
+  name: 'Base64',
+  description: 'Bytes as standard base64 text with padding (RFC 4648 §4), e.g. "3q2+7w==".',
+  serialize: (value) =>
+    value instanceof Uint8Array
+      ? Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')
+      : String(value),
+  parseValue: (value) => parseBase64(value),
+  parseLiteral(ast: ValueNode) {
+    if (ast.kind !== Kind.STRING)
+      throw new GraphQLError('Base64 cannot represent a non-text value');
+    return parseBase64(ast.value);
+  },
+});
+
+function parseBase64(value: unknown): Buffer {
+  if (typeof value === 'string' && BASE64.test(value)) return Buffer.from(value, 'base64');
+  throw new GraphQLError(
+    `Base64 cannot represent ${JSON.stringify(value)?.slice(0, 40)}: send standard base64 with padding (A–Z, a–z, 0–9, +, /, =)`,
+  );
+}
+
+/**
+ * Whether every supported database can sort a column of this kind: JSON has no order on
+ * PostgreSQL (`json`) or SQL Server, and bytes are left out of orders (issue "every value it
+ * stores": offer an order only where every database runs it).
+ */
+export function isOrderable(kind: ColumnKind): boolean {
+  return kind !== 'json' && kind !== 'binary';
+}
+
 /** `ASC | DESC` (CONTRACT.md §6 `<Base>Order`). */
 export const SortDirection = new GraphQLEnumType({
   name: 'SortDirection',
@@ -165,6 +204,8 @@ export function scalarOf(kind: ColumnKind): GraphQLScalarType {
       return LocalDateTimeScalar;
     case 'time':
       return TimeScalar;
+    case 'binary':
+      return Base64Scalar;
     default:
       return GraphQLString;
   }
@@ -182,6 +223,8 @@ const FILTERS = {
   DateTime: operatorInput('DateTimeFilter', DateTimeScalar, TEXT_OPS),
   LocalDateTime: operatorInput('LocalDateTimeFilter', LocalDateTimeScalar, TEXT_OPS),
   Time: operatorInput('TimeFilter', TimeScalar, TEXT_OPS),
+  // Bytes compare as bytes on every database: equality and lists only.
+  Base64: operatorInput('Base64Filter', Base64Scalar, ID_OPS),
 } as const;
 
 /**

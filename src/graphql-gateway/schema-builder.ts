@@ -25,7 +25,7 @@ import type { Permissions } from '../app-access/row-rules';
 import { baseName, buildApiTree, RowNode } from './api-tree';
 import type { AudienceView } from './request/audience';
 import type { GatewayContext } from './gateway-context';
-import { filterInputOf, scalarOf, SortDirection } from './scalars';
+import { filterInputOf, isOrderable, scalarOf, SortDirection } from './scalars';
 import {
   addResolver,
   countResolver,
@@ -199,7 +199,9 @@ class TypeFactory {
       type = new GraphQLInputObjectType({
         name: `${node.typeName}Order`,
         description: 'Names one column per list element; the primary key completes every order.',
-        fields: Object.fromEntries(node.columns.map((c) => [c.name, { type: SortDirection }])),
+        fields: Object.fromEntries(
+          orderableColumns(node).map((c) => [c.name, { type: SortDirection }]),
+        ),
       });
       this.orders.set(node.typeName, type);
     }
@@ -386,4 +388,13 @@ export class VersionTypes {
     });
     return { schema, rootFields, permissions: this.permissions };
   }
+}
+
+/**
+ * The columns an order may name: those every database can sort ({@link isOrderable}); all of
+ * them when none is (an input type needs a field; the database then refuses what it cannot sort).
+ */
+function orderableColumns(node: RowNode): RowNode['columns'] {
+  const sortable = node.columns.filter((c) => isOrderable(c.kind));
+  return sortable.length ? sortable : node.columns;
 }

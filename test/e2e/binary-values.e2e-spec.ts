@@ -1,0 +1,128 @@
+import { RunningApp, startApp } from '../support/app-harness';
+import { SALES_DIALECTS } from '../support/sales-dialects';
+import { placeSqliteFile } from '../support/sqlite-placement';
+
+/**
+ * Issue "every value it stores", binary columns: bytes read as standard base64 (`Base64`), what is
+ * read can be written back unchanged, and an `eq` filter with it finds that row (not a row that
+ * holds the base64 text's own bytes), on PostgreSQL (`bytea`), MariaDB (`varbinary`, `blob`) and
+ * SQLite (`BLOB`). Bytes are never offered in an order; text that is not base64 is refused.
+ */
+
+/** The table, per database: row 1 holds bytes 00 ff 10; row 2 holds the ASCII text of their base64. */
+const FILES_SQL = {
+  postgres: `CREATE TABLE files (id int PRIMARY KEY, name text NOT NULL, data bytea);
+    INSERT INTO files VALUES (1, 'raw', decode('00ff10', 'hex')), (2, 'text', convert_to('AP8Q', 'UTF8')), (3, 'empty', NULL);`,
+  mysql: `CREATE TABLE files (id int PRIMARY KEY, name varchar(20) NOT NULL, data varbinary(64), big blob);
+    INSERT INTO files VALUES (1, 'raw', X'00FF10', X'00FF10'), (2, 'text', 'AP8Q', 'AP8Q'), (3, 'empty', NULL, NULL);`,
+  sqlite: `CREATE TABLE files (id INTEGER PRIMARY KEY, name TEXT NOT NULL, data BLOB);
+    INSERT INTO files VALUES (1, 'raw', X'00FF10'), (2, 'text', CAST('AP8Q' AS BLOB)), (3, 'empty', NULL);`,
+};
+
+for (const dialect of SALES_DIALECTS) {
+  dialect.describe(`Binary columns on ${dialect.type}`, () => {
+    let run: RunningApp;
+    let token: string;
+    let cleanup: () => Promise<void>;
+    const address = `binary-${dialect.type}`;
+
+    const gql = (query: string, variables?: unknown) =>
+      run.http('POST', `/api/graphql/${address}`, { body: { query, variables }, token });
+
+    beforeAll(async () => {
+      run = await startApp();
+      token = await run.adminToken();
+      const db = await dialect.create(run.dataDir);
+      cleanup = db.cleanup;
+      await db.exec(FILES_SQL[dialect.type]);
+      const app = (await run.http('POST', '/api/apps', { token, body: { name: 'Bin', address } }))
+        .body;
+      const registered = await run.http('POST', `/api/apps/${app.id}/datasources`, {
+        token,
+        body: {
+          name: 'files',
+          type: dialect.type,
+          url: placeSqliteFile(run.dataDir, app.id, db.url),
+        },
+      });
+      expect(registered.status).toBe(201);
+      const ds = registered.body;
+      const imported = await run.http('POST', `/api/apps/${app.id}/model/import`, {
+        token,
+        body: { datasourceId: ds.id, tables: [db.qualify('files')] },
+      });
+      expect(imported.status).toBe(201);
+      const api = await run.http('POST', `/api/apps/${app.id}/apis`, {
+        token,
+        body: {
+          name: 'files',
+          table: 'files',
+          actions: { select: true, insert: true, update: true, delete: true },
+        },
+      });
+      expect(api.status).toBe(201);
+    });
+
+    afterAll(async () => {
+      await run?.close();
+      await cleanup?.();
+    });
+
+    it('reads bytes as base64, and eq finds the row holding those bytes only', async () => {
+      const read = await gql('{ getFiles(order: [{id: ASC}]) { id data } }');
+      expect(read.body.data.getFiles).toEqual([
+        { id: '1', data: 'AP8Q' },
+        { id: '2', data: Buffer.from('AP8Q').toString('base64') },
+        { id: '3', data: null },
+      ]);
+      const found = await gql('query ($d: Base64) { getFiles(where: {data: {eq: $d}}) { id } }', {
+        d: 'AP8Q',
+      });
+      expect(found.body.data.getFiles).toEqual([{ id: '1' }]);
+      const inList = await gql('{ getFiles(where: {data: {in: ["AP8Q", "QVA4UQ=="]}}) { id } }');
+      expect(inList.body.data.getFiles.map((r: { id: string }) => r.id).sort()).toEqual(['1', '2']);
+      const empty = await gql('{ getFiles(where: {data: {eq: null}}) { id } }');
+      expect(empty.body.data.getFiles).toEqual([{ id: '3' }]);
+    });
+
+    it('writes back what it read unchanged, as bytes', async () => {
+      const added = await gql(
+        'mutation ($d: Base64) { addFiles(id: 10, name: "new", data: $d) { id data } }',
+        { d: '3q2+7w==' },
+      );
+      expect(added.body.errors).toBeUndefined();
+      const copy = await gql('{ getFiles(where: {id: {eq: 1}}) { data } }');
+      const bytes = copy.body.data.getFiles[0].data;
+      const updated = await gql(
+        'mutation ($d: Base64) { updateFiles(id: 2, data: $d) { id data } }',
+        { d: bytes },
+      );
+      expect(updated.body.errors).toBeUndefined();
+      const after = await gql(
+        '{ a: getFiles(where: {data: {eq: "AP8Q"}}, order: [{id: ASC}]) { id } b: getFiles(where: {data: {eq: "3q2+7w=="}}) { id data } }',
+      );
+      expect(after.body.data.a).toEqual([{ id: '1' }, { id: '2' }]);
+      expect(after.body.data.b).toEqual([{ id: '10', data: '3q2+7w==' }]);
+    });
+
+    it('refuses text that is not base64, and offers no order on bytes', async () => {
+      const bad = await gql('{ getFiles(where: {data: {eq: "not base64!"}}) { id } }');
+      expect(bad.status).toBe(400);
+      expect(bad.body.errors[0].message).toContain('standard base64');
+      const badVariable = await gql(
+        'query ($d: Base64) { addFiles(id: 11, name: "x", data: $d) { id } }',
+        {
+          d: 'AP8',
+        },
+      );
+      expect(badVariable.status).toBe(400);
+      expect(JSON.stringify(badVariable.body)).not.toContain('INTERNAL_SERVER_ERROR');
+      const order = await gql('{ __type(name: "FilesOrder") { inputFields { name } } }');
+      expect(order.body.data.__type.inputFields.map((f: { name: string }) => f.name)).not.toContain(
+        'data',
+      );
+      const ordered = await gql('{ getFiles(order: [{data: ASC}]) { id } }');
+      expect(ordered.status).toBe(400);
+    });
+  });
+}
