@@ -19,7 +19,7 @@ import type {
 import { translateMssqlError } from './mssql-errors';
 import { MssqlConfig, MssqlPool, parseMssqlUrl } from './mssql-pool';
 import { ParamList, SqlCompiler } from './sql-compiler';
-import { formatCommon } from './value-format';
+import { formatCommon, jsonText } from './value-format';
 
 /**
  * Maps a SQL Server type name (`sys.types` spelling, any case, an optional `(…)` suffix ignored)
@@ -434,6 +434,7 @@ export class MssqlDialect extends SqlCompiler implements Dialect {
    * type); everything else as given.
    */
   bindValue(column: ModelColumn, value: unknown): unknown {
+    if (column.kind === 'json' && value !== null && value !== undefined) return jsonText(value);
     if (column.kind === 'bigint' && typeof value === 'string' && /^-?\d{1,19}$/.test(value)) {
       const n = BigInt(value);
       if (n >= -(2n ** 63n) && n < 2n ** 63n) return n;

@@ -17,7 +17,7 @@ import type {
 import { translateMysqlError } from './mysql-errors';
 import { MysqlDecimal, MysqlPool } from './mysql-pool';
 import { escapeLike, ParamList, SqlCompiler } from './sql-compiler';
-import { formatCommon, formatInstant } from './value-format';
+import { formatCommon, formatInstant, jsonText } from './value-format';
 
 /**
  * Maps a MySQL/MariaDB column to a kind, from `information_schema.COLUMNS`' `DATA_TYPE` (`int`)
@@ -325,10 +325,11 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
    * - timestamptz (TIMESTAMP): text with an offset or `Z` → the UTC instant as
    *   `YYYY-MM-DD HH:MM:SS.fff` (sessions run in UTC), a Date likewise;
    * - timestamp (DATETIME): `T` → space, the form MySQL prints and compares as text;
-   * - json: a non-string → its JSON text.
+   * - json: any value → its JSON text (a string too: `"abc"`).
    */
   bindValue(column: ModelColumn, value: unknown): unknown {
     if (value === null || value === undefined) return null;
+    if (column.kind === 'json') return jsonText(value);
     if (typeof value === 'boolean') return value ? 1 : 0;
     switch (column.kind) {
       case 'int':
@@ -356,8 +357,6 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
         return typeof value === 'string' ? value.replace('T', ' ') : value;
       case 'timestamp':
         return typeof value === 'string' ? value.replace('T', ' ') : value;
-      case 'json':
-        return typeof value === 'string' ? value : JSON.stringify(value);
       default:
         return value;
     }

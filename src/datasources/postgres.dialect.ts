@@ -17,11 +17,12 @@ import { postgresClientConfig } from './datasource-urls';
 import { PostgresPool } from './postgres-pool';
 import { translatePostgresError } from './postgres-errors';
 import { SqlCompiler } from './sql-compiler';
-import { formatCommon } from './value-format';
+import { formatCommon, jsonText } from './value-format';
 
 /** PostgreSQL OIDs whose text form we keep as text (pg's default parses them into JS Dates). */
 const RAW_TEXT_OIDS = new Set([
-  1082 /* date */, 1114 /* timestamp */, 1184 /* timestamptz */, 1083, 1266,
+  1082 /* date */, 1114 /* timestamp */, 1184 /* timestamptz */, 1083, 1266, 114 /* json */,
+  3802 /* jsonb: parsed once by formatValue, so a JSON string stays a string */,
 ]);
 
 /** Per-pool type parsers: dates and times stay text, so the process time zone never applies. */
@@ -213,8 +214,9 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
     return translatePostgresError(error, context);
   }
 
-  bindValue(_column: ModelColumn, value: unknown): unknown {
-    return value;
+  bindValue(column: ModelColumn, value: unknown): unknown {
+    // pg would send a JS array as a PostgreSQL array: JSON goes as its text.
+    return column.kind === 'json' && value !== null ? jsonText(value) : value;
   }
 
   formatValue(column: ModelColumn, raw: unknown): unknown {

@@ -18,7 +18,7 @@ import { SqlitePool } from './sqlite-pool';
 import { CASEFOLD } from './sqlite-connection';
 import { translateSqliteError } from './sqlite-errors';
 import { ParamList, SqlCompiler } from './sql-compiler';
-import { formatCommon } from './value-format';
+import { formatCommon, jsonText } from './value-format';
 
 /** Maps a declared SQLite column type to a kind, following SQLite's affinity rules (sqlite.org/datatype3.html §3.1). */
 export function sqliteKind(declared: string): ColumnKind {
@@ -199,6 +199,7 @@ export class SqliteDialect extends SqlCompiler implements Dialect {
 
   bindValue(column: ModelColumn, value: unknown): unknown {
     // better-sqlite3 binds numbers, strings, bigints, buffers and null only.
+    if (column.kind === 'json' && value !== null && value !== undefined) return jsonText(value);
     if (typeof value === 'boolean') return value ? 1 : 0;
     // SQLite's own datetime text has a space, not a T (sqlite.org/lang_datefunc.html): one form
     // keeps text comparisons in filters right.

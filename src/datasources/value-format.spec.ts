@@ -231,14 +231,24 @@ describe('formatCommon for each column kind', () => {
     );
   });
 
-  it('json: objects and arrays as JSON text, text unchanged', () => {
-    expect(formatCommon(column('json'), { a: 1, b: [true, null], c: { d: 'x' } })).toBe(
-      '{"a":1,"b":[true,null],"c":{"d":"x"}}',
-    );
-    expect(formatCommon(column('json'), [1, 2])).toBe('[1,2]');
-    expect(formatCommon(column('json'), '{"a":1}')).toBe('{"a":1}');
-    expect(formatCommon(column('json'), 3)).toBe('3');
-    expect(formatCommon(column('json'), false)).toBe('false');
+  it('json: the JSON text parsed once (a JSON string stays a string), text that is not JSON kept', () => {
+    expect(formatCommon(column('json'), '{"a":1,"b":[true,null],"c":{"d":"x"}}')).toEqual({
+      a: 1,
+      b: [true, null],
+      c: { d: 'x' },
+    });
+    expect(formatCommon(column('json'), '[1,2]')).toEqual([1, 2]);
+    expect(formatCommon(column('json'), '"123"')).toBe('123');
+    expect(formatCommon(column('json'), '3')).toBe(3);
+    expect(formatCommon(column('json'), 'false')).toBe(false);
+    expect(formatCommon(column('json'), 'not json')).toBe('not json');
+    // A value a driver already parsed passes as it is.
+    expect(formatCommon(column('json'), { a: 1 })).toEqual({ a: 1 });
+  });
+
+  it('binary: bytes (a Buffer, or the Uint8Array a worker thread hands back) as standard base64', () => {
+    expect(formatCommon(column('binary'), Buffer.from([0xde, 0xad, 0xbe, 0xef]))).toBe('3q2+7w==');
+    expect(formatCommon(column('binary'), new Uint8Array([0, 255, 16]))).toBe('AP8Q');
   });
 
   it('uuid', () => {

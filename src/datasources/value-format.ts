@@ -89,6 +89,25 @@ export function formatExactNumber(value: unknown): string {
 }
 
 /**
+ * A JSON column's value: every adapter reads the database's JSON text (PostgreSQL and mysql2
+ * parsers switched off), parsed here once; text that is not JSON (SQLite stores what it is
+ * given) stays text.
+ */
+export function parseJsonText(raw: unknown): unknown {
+  if (typeof raw !== 'string') return raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** A JSON column's input value as the JSON text every database stores. */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value);
+}
+
+/**
  * Bytes as standard base64 (RFC 4648 §4, with padding). A Uint8Array is what a Buffer becomes
  * when it crosses from a worker thread; text in a binary column (SQLite stores what it is given)
  * is its UTF-8 bytes.
@@ -129,7 +148,7 @@ export function formatCommon(column: ModelColumn, raw: unknown): unknown {
         raw === true || raw === 1 || raw === 1n || raw === '1' || raw === 't' || raw === 'true'
       );
     case 'json':
-      return typeof raw === 'string' ? raw : JSON.stringify(raw);
+      return parseJsonText(raw);
     case 'binary':
       return bytesToBase64(raw);
     default:

@@ -13,6 +13,7 @@ import {
   GraphQLString,
   Kind,
   ValueNode,
+  valueFromASTUntyped,
 } from 'graphql';
 import type { ColumnKind } from '../datasources/dialect';
 
@@ -84,6 +85,19 @@ export const TimeScalar = textScalar(
   'A time of day, HH:mm:ss[.fff].',
   /^\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}(:?\d{2})?)?$/,
 );
+
+/**
+ * Any JSON value both ways (issue "every value it stores": `json`/`jsonb`, MySQL `JSON`, SQLite
+ * `JSON`, SQL Server `json`). Output: the value the adapter parsed from the database's JSON text;
+ * input: any value (a literal in the query is read as JSON), stored as its JSON text.
+ */
+export const JSONScalar = new GraphQLScalarType({
+  name: 'JSON',
+  description: 'Any JSON value: object, array, string, number, boolean.',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+  parseLiteral: (ast, variables) => valueFromASTUntyped(ast, variables),
+});
 
 /** Standard base64 (RFC 4648 §4) with padding; empty text is zero bytes. */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -206,6 +220,8 @@ export function scalarOf(kind: ColumnKind): GraphQLScalarType {
       return TimeScalar;
     case 'binary':
       return Base64Scalar;
+    case 'json':
+      return JSONScalar;
     default:
       return GraphQLString;
   }
@@ -225,6 +241,8 @@ const FILTERS = {
   Time: operatorInput('TimeFilter', TimeScalar, TEXT_OPS),
   // Bytes compare as bytes on every database: equality and lists only.
   Base64: operatorInput('Base64Filter', Base64Scalar, ID_OPS),
+  // No database compares JSON the same way: only empty or filled (`eq: null`, `neq: null`).
+  JSON: operatorInput('JSONFilter', JSONScalar, BOOLEAN_OPS),
 } as const;
 
 /**

@@ -3,10 +3,12 @@ import { SALES_DIALECTS } from '../support/sales-dialects';
 import { placeSqliteFile } from '../support/sqlite-placement';
 
 /**
- * Issue "every value it stores", binary columns: bytes read as standard base64 (`Base64`), what is
+ * Issue "every value it stores". Binary columns: bytes read as standard base64 (`Base64`), what is
  * read can be written back unchanged, and an `eq` filter with it finds that row (not a row that
  * holds the base64 text's own bytes), on PostgreSQL (`bytea`), MariaDB (`varbinary`, `blob`) and
  * SQLite (`BLOB`). Bytes are never offered in an order; text that is not base64 is refused.
+ * JSON columns (PostgreSQL `json`/`jsonb`, SQLite `JSON`): any JSON value both ways, a JSON
+ * string stays a string, compared only with null. MariaDB's JSON is LONGTEXT and stays `String`.
  */
 
 /** The table, per database: row 1 holds bytes 00 ff 10; row 2 holds the ASCII text of their base64. */
@@ -19,8 +21,18 @@ const FILES_SQL = {
     INSERT INTO files VALUES (1, 'raw', X'00FF10'), (2, 'text', CAST('AP8Q' AS BLOB)), (3, 'empty', NULL);`,
 };
 
+/** JSON documents: an object, a JSON string that looks like a number, an empty field. */
+const DOCS_SQL = {
+  postgres: `CREATE TABLE docs (id int PRIMARY KEY, j json, jb jsonb);
+    INSERT INTO docs VALUES (1, '{"b": 1, "a": [1, "x", null]}', '{"a": 1}'), (2, '"123"', '"123"'), (3, NULL, NULL);`,
+  mysql: `CREATE TABLE docs (id int PRIMARY KEY, j json, jb json);
+    INSERT INTO docs VALUES (1, '{"b": 1, "a": [1, "x", null]}', '{"a": 1}'), (2, '"123"', '"123"'), (3, NULL, NULL);`,
+  sqlite: `CREATE TABLE docs (id INTEGER PRIMARY KEY, j JSON, jb JSON);
+    INSERT INTO docs VALUES (1, '{"b": 1, "a": [1, "x", null]}', '{"a": 1}'), (2, '"123"', '"123"'), (3, NULL, NULL);`,
+};
+
 for (const dialect of SALES_DIALECTS) {
-  dialect.describe(`Binary columns on ${dialect.type}`, () => {
+  dialect.describe(`Binary and JSON columns on ${dialect.type}`, () => {
     let run: RunningApp;
     let token: string;
     let cleanup: () => Promise<void>;
@@ -35,6 +47,7 @@ for (const dialect of SALES_DIALECTS) {
       const db = await dialect.create(run.dataDir);
       cleanup = db.cleanup;
       await db.exec(FILES_SQL[dialect.type]);
+      await db.exec(DOCS_SQL[dialect.type]);
       const app = (await run.http('POST', '/api/apps', { token, body: { name: 'Bin', address } }))
         .body;
       const registered = await run.http('POST', `/api/apps/${app.id}/datasources`, {
@@ -49,7 +62,7 @@ for (const dialect of SALES_DIALECTS) {
       const ds = registered.body;
       const imported = await run.http('POST', `/api/apps/${app.id}/model/import`, {
         token,
-        body: { datasourceId: ds.id, tables: [db.qualify('files')] },
+        body: { datasourceId: ds.id, tables: [db.qualify('files'), db.qualify('docs')] },
       });
       expect(imported.status).toBe(201);
       const api = await run.http('POST', `/api/apps/${app.id}/apis`, {
@@ -61,6 +74,15 @@ for (const dialect of SALES_DIALECTS) {
         },
       });
       expect(api.status).toBe(201);
+      const docs = await run.http('POST', `/api/apps/${app.id}/apis`, {
+        token,
+        body: {
+          name: 'docs',
+          table: 'docs',
+          actions: { select: true, insert: true, update: true, delete: true },
+        },
+      });
+      expect(docs.status).toBe(201);
     });
 
     afterAll(async () => {
@@ -123,6 +145,54 @@ for (const dialect of SALES_DIALECTS) {
       );
       const ordered = await gql('{ getFiles(order: [{data: ASC}]) { id } }');
       expect(ordered.status).toBe(400);
+    });
+
+    if (dialect.type === 'mysql') {
+      it("reads and writes MariaDB's JSON (a LONGTEXT) as its text", async () => {
+        const read = await gql('{ getDocs(where: {id: {eq: 2}}) { j } }');
+        expect(read.body.data.getDocs).toEqual([{ j: '"123"' }]);
+        const added = await gql('mutation { addDocs(id: 10, j: "[1, 2]") { id } }');
+        expect(added.body.errors).toBeUndefined();
+        const back = await gql('{ getDocs(where: {j: {eq: "[1, 2]"}}) { id } }');
+        expect(back.body.data.getDocs).toEqual([{ id: '10' }]);
+      });
+      return;
+    }
+
+    it('reads and writes any JSON value, a JSON string stays a string', async () => {
+      const read = await gql('{ getDocs(order: [{id: ASC}]) { id j jb } }');
+      expect(read.body.data.getDocs).toEqual([
+        { id: '1', j: { b: 1, a: [1, 'x', null] }, jb: { a: 1 } },
+        { id: '2', j: '123', jb: '123' },
+        { id: '3', j: null, jb: null },
+      ]);
+      const added = await gql(
+        'mutation ($j: JSON) { a: addDocs(id: 10, j: $j, jb: [1, {k: "v"}, false]) { id } b: addDocs(id: 11, j: "plain text", jb: 12.5) { id } }',
+        { j: { nested: { list: [true, 2.5, 'é'] } } },
+      );
+      expect(added.body.errors).toBeUndefined();
+      const updated = await gql('mutation { updateDocs(id: 1, jb: {a: 2}) { id } }');
+      expect(updated.body.errors).toBeUndefined();
+      const back = await gql(
+        '{ getDocs(where: {id: {in: [1, 10, 11]}}, order: [{id: ASC}]) { id j jb } }',
+      );
+      expect(back.body.data.getDocs).toEqual([
+        { id: '1', j: { b: 1, a: [1, 'x', null] }, jb: { a: 2 } },
+        { id: '10', j: { nested: { list: [true, 2.5, 'é'] } }, jb: [1, { k: 'v' }, false] },
+        { id: '11', j: 'plain text', jb: 12.5 },
+      ]);
+    });
+
+    it('compares JSON only with null and never orders by it', async () => {
+      const empty = await gql('{ getDocs(where: {j: {eq: null}}) { id } }');
+      expect(empty.body.data.getDocs).toEqual([{ id: '3' }]);
+      const compared = await gql('{ getDocs(where: {j: {eq: {a: 1}}}) { id } }');
+      expect(JSON.stringify(compared.body)).toContain('can only be compared with null');
+      expect(compared.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+      const order = await gql('{ __type(name: "DocsOrder") { inputFields { name } } }');
+      expect(order.body.data.__type.inputFields.map((f: { name: string }) => f.name)).toEqual([
+        'id',
+      ]);
     });
   });
 }
