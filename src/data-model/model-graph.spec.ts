@@ -1,6 +1,7 @@
 import type { ColumnKind, ModelColumn, ModelForeignKey } from '../datasources/dialect';
 import type { ModelTable } from '../platform/version-definition';
 import {
+  isIdColumn,
   isKeyColumn,
   manyToOneName,
   Navigation,
@@ -398,5 +399,31 @@ describe('isKeyColumn', () => {
   it('is false for other columns', () => {
     expect(isKeyColumn(line, 'qty')).toBe(false);
     expect(isKeyColumn(line, 'missing')).toBe(false);
+  });
+});
+
+describe('isIdColumn', () => {
+  const payments = table(
+    'payment',
+    [
+      col('payment_id', 'int'),
+      col('payment_date', 'date'),
+      col('amount', 'decimal'),
+      col('code', 'uuid'),
+    ],
+    ['payment_date', 'payment_id'],
+    [fk(['amount'], 'prices', ['amount']), fk(['code'], 'codes', ['code'])],
+  );
+
+  it('types whole-number, UUID and text keys ID', () => {
+    expect(isIdColumn(payments, 'payment_id')).toBe(true);
+    expect(isIdColumn(payments, 'code')).toBe(true);
+    const countries = table('country', [col('iso', 'text'), col('name', 'text')], ['iso']);
+    expect(isIdColumn(countries, 'iso')).toBe(true);
+    expect(isIdColumn(countries, 'name')).toBe(false);
+  });
+  it('leaves keys of other kinds their own scalar, and other columns alone', () => {
+    expect(isIdColumn(payments, 'payment_date')).toBe(false);
+    expect(isIdColumn(payments, 'amount')).toBe(false);
   });
 });

@@ -94,9 +94,23 @@ export function requiredColumns(table: ModelTable): ModelColumn[] {
   return table.columns.filter(isRequiredOnInsert);
 }
 
-/** Whether a column is a primary or foreign key (typed `ID` in GraphQL, CONTRACT.md §6). */
+/** Whether a column is a primary or foreign key. */
 export function isKeyColumn(table: ModelTable, column: string): boolean {
   return (
     table.primaryKey.includes(column) || table.foreignKeys.some((fk) => fk.columns.includes(column))
   );
+}
+
+/** Key kinds `ID` carries without losing anything: whole numbers, UUIDs and text. */
+const ID_KINDS = new Set(['int', 'bigint', 'uuid', 'text']);
+
+/**
+ * Whether a column is typed `ID` in GraphQL (CONTRACT.md §6): a primary or foreign key of a kind
+ * `ID` represents (issue "every value it stores": keys of other kinds, e.g. a date in a
+ * partitioned table's key, keep their own scalar and operators, so they can be range-filtered).
+ */
+export function isIdColumn(table: ModelTable, column: string): boolean {
+  if (!isKeyColumn(table, column)) return false;
+  const kind = table.columns.find((c) => c.name === column)?.kind;
+  return kind === undefined || ID_KINDS.has(kind);
 }

@@ -1,5 +1,5 @@
 import { GRAPHQL_NAME } from '../common/graphql-name';
-import { isKeyColumn, Navigation, navigationsOf, requiredColumns } from '../data-model/model-graph';
+import { isIdColumn, Navigation, navigationsOf, requiredColumns } from '../data-model/model-graph';
 import type { ModelColumn } from '../datasources/dialect';
 import type {
   FieldsTree,
@@ -25,7 +25,7 @@ export interface RowNode {
   /** Included columns, in table order. */
   columns: ModelColumn[];
   navigations: NavigationNode[];
-  /** Whether a column is typed `ID` (primary or foreign key). */
+  /** Whether a column is typed `ID` (a primary or foreign key of an `ID` kind: `isIdColumn`). */
   isKey(column: string): boolean;
 }
 
@@ -56,7 +56,7 @@ function buildNode(
       });
     }
   }
-  return { typeName, table, columns, navigations, isKey: (c) => isKeyColumn(table, c) };
+  return { typeName, table, columns, navigations, isKey: (c) => isIdColumn(table, c) };
 }
 
 /**

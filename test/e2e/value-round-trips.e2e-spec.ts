@@ -21,6 +21,10 @@ const FILES_SQL = {
     INSERT INTO files VALUES (1, 'raw', X'00FF10'), (2, 'text', CAST('AP8Q' AS BLOB)), (3, 'empty', NULL);`,
 };
 
+/** A table keyed by (date, number), as a partitioned payments table is. */
+const PAYMENTS_SQL = `CREATE TABLE payments (paid_on date NOT NULL, id int NOT NULL, amount int NOT NULL, PRIMARY KEY (paid_on, id));
+  INSERT INTO payments VALUES ('2024-01-15', 1, 10), ('2024-02-15', 2, 20), ('2024-03-15', 3, 30);`;
+
 /** JSON documents: an object, a JSON string that looks like a number, an empty field. */
 const DOCS_SQL = {
   postgres: `CREATE TABLE docs (id int PRIMARY KEY, j json, jb jsonb);
@@ -48,6 +52,7 @@ for (const dialect of SALES_DIALECTS) {
       cleanup = db.cleanup;
       await db.exec(FILES_SQL[dialect.type]);
       await db.exec(DOCS_SQL[dialect.type]);
+      await db.exec(PAYMENTS_SQL);
       const app = (await run.http('POST', '/api/apps', { token, body: { name: 'Bin', address } }))
         .body;
       const registered = await run.http('POST', `/api/apps/${app.id}/datasources`, {
@@ -62,7 +67,7 @@ for (const dialect of SALES_DIALECTS) {
       const ds = registered.body;
       const imported = await run.http('POST', `/api/apps/${app.id}/model/import`, {
         token,
-        body: { datasourceId: ds.id, tables: [db.qualify('files'), db.qualify('docs')] },
+        body: { datasourceId: ds.id, tables: ['files', 'docs', 'payments'].map(db.qualify) },
       });
       expect(imported.status).toBe(201);
       const api = await run.http('POST', `/api/apps/${app.id}/apis`, {
@@ -83,6 +88,31 @@ for (const dialect of SALES_DIALECTS) {
         },
       });
       expect(docs.status).toBe(201);
+      const payments = await run.http('POST', `/api/apps/${app.id}/apis`, {
+        token,
+        body: {
+          name: 'payments',
+          table: 'payments',
+          actions: { select: true, insert: false, update: false, delete: false },
+        },
+      });
+      expect(payments.status).toBe(201);
+    });
+
+    it('keeps a date key its own scalar, so it can be range-filtered; a number key stays ID', async () => {
+      const types = await gql(
+        '{ __type(name: "Payments") { fields { name type { name ofType { name } } } } }',
+      );
+      const typeOf = (name: string) => {
+        const field = types.body.data.__type.fields.find((f: { name: string }) => f.name === name);
+        return field.type.name ?? field.type.ofType.name;
+      };
+      expect(typeOf('paid_on')).toBe('Date');
+      expect(typeOf('id')).toBe('ID');
+      const range = await gql(
+        '{ getPayments(where: {paid_on: {gte: "2024-02-01", lt: "2024-03-01"}}) { paid_on id } }',
+      );
+      expect(range.body.data.getPayments).toEqual([{ paid_on: '2024-02-15', id: '2' }]);
     });
 
     afterAll(async () => {

@@ -9,7 +9,7 @@ import {
   RuleSubject,
 } from '../../app-access/row-rules';
 import { DomainError } from '../../common/domain-error';
-import { isKeyColumn } from '../../data-model/model-graph';
+import { isIdColumn } from '../../data-model/model-graph';
 import { ALL_ROWS, Condition, Dialect, ModelColumn } from '../../datasources/dialect';
 import type { ModelTable } from '../../platform/version-definition';
 import type { Caller } from '../gateway-context';
@@ -71,7 +71,7 @@ export class RowScopes {
       const bind = (column: ModelColumn, value: unknown) => {
         try {
           return columnValue(
-            { isKey: (c: string) => isKeyColumn(table, c) },
+            { isKey: (c: string) => isIdColumn(table, c) },
             column,
             value,
             dialect,
