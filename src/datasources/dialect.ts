@@ -170,7 +170,12 @@ export interface DeletePlan {
 
 /** What a database refusal means, in the contract's words (CONTRACT.md §6 Database refusals). */
 export type RefusalCode =
-  'UNIQUE_VIOLATION' | 'FOREIGN_KEY_VIOLATION' | 'NOT_NULL_VIOLATION' | 'VALUE_TOO_LONG';
+  | 'UNIQUE_VIOLATION'
+  | 'FOREIGN_KEY_VIOLATION'
+  | 'NOT_NULL_VIOLATION'
+  | 'VALUE_TOO_LONG'
+  /** A value its column cannot hold (out of range, malformed for its type): CONTRACT.md §6. */
+  | 'INVALID_VALUE';
 
 /**
  * A driver error translated for the caller: a plain-words message naming the field where the

@@ -17,7 +17,7 @@ import type { VersionHead } from '../platform/version-definition';
 import { VersionsService } from '../platform/versions.service';
 import { CallerResolverService } from './caller-resolver.service';
 import type { Caller, GatewayContext } from './gateway-context';
-import { refusalOf } from './graphql-errors';
+import { DatabaseRefusalError, refusalOf } from './graphql-errors';
 import { audienceOf, PUBLISHED } from './request/audience';
 import { CompiledDocument, RequestRefusal, selectOperation } from './request/compiled-operation';
 import { authorizeRootFields } from './request/endpoint-scope';
@@ -32,12 +32,17 @@ import { RowScopes } from './request/row-scopes';
 import type { Permissions } from '../app-access/row-rules';
 import { ExecutableSchema, SchemaProviderService } from './schema-provider.service';
 
-/** A request value its column cannot hold or compare with, as the database said (never a 500). */
-function invalidValue(): DomainError {
-  return new DomainError(
-    ErrorCode.InvalidInput,
-    'A value in the request does not fit its column (out of range, malformed for its type, or containing a NUL character); check the filter and argument values',
-  );
+/**
+ * A request value its column cannot hold or compare with, as the database said (never a 500):
+ * `INVALID_VALUE` (CONTRACT.md §6), without a field, since databases do not name one here.
+ */
+function invalidValue(): DatabaseRefusalError {
+  return new DatabaseRefusalError({
+    code: 'INVALID_VALUE',
+    field: null,
+    message:
+      'A value in the request does not fit its column (out of range, malformed for its type, or containing a NUL character); check the filter and argument values',
+  });
 }
 
 /** The media type of GraphQL-over-HTTP responses, when the client asks for it. */

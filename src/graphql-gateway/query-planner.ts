@@ -11,6 +11,7 @@ import type {
 } from '../datasources/dialect';
 import type { ModelTable } from '../platform/version-definition';
 import type { RowNode } from './api-tree';
+import { outsideRange } from './value-ranges';
 
 /** `take` default and ceiling (CONTRACT.md §6 Limits). */
 export const TAKE_LIMIT = 10_000;
@@ -73,6 +74,13 @@ function columnCondition(
   const out: Condition[] = [];
   for (const [op, value] of Object.entries(ops)) {
     if (value === undefined) continue;
+    const outside = value === null ? null : outsideRange(dialect.type, column, value);
+    if (outside) {
+      // No row holds a value the column cannot hold: decided here, the same on every database
+      // (PostgreSQL would refuse the statement, MariaDB and SQLite answer by arithmetic).
+      out.push(outOfRangeCondition(column.name, op, outside));
+      continue;
+    }
     if ((op === 'eq' || op === 'neq') && value === null) {
       // eq: null matches empty fields, neq: null filled ones (CONTRACT.md §6).
       out.push({ kind: 'null', column: column.name, negated: op === 'neq' });
@@ -89,7 +97,10 @@ function columnCondition(
       out.push({
         kind: 'in',
         column: column.name,
-        values: (value as unknown[]).map(bind),
+        // A value the column cannot hold matches no row: it leaves the list.
+        values: (value as unknown[])
+          .filter((v) => v === null || !outsideRange(dialect.type, column, v))
+          .map(bind),
         negated: op === 'nin',
       });
     } else if (LIKE_OPS.has(op)) {
@@ -97,6 +108,20 @@ function columnCondition(
     }
   }
   return out;
+}
+
+/**
+ * A comparison with a whole number outside the column's range, decided without the database:
+ * `eq`, and the bounds on the far side, match nothing; `neq`, and the bounds on the near side,
+ * match every filled field.
+ */
+function outOfRangeCondition(column: string, op: string, side: 'below' | 'above'): Condition {
+  const nothing: Condition = { kind: 'or', items: [] };
+  const filled: Condition = { kind: 'null', column, negated: true };
+  if (op === 'neq') return filled;
+  if (op === 'gt' || op === 'gte') return side === 'above' ? nothing : filled;
+  if (op === 'lt' || op === 'lte') return side === 'below' ? nothing : filled;
+  return nothing;
 }
 
 /**

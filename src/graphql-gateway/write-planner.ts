@@ -3,6 +3,7 @@ import type { ModelTable } from '../platform/version-definition';
 import type { RowNode } from './api-tree';
 import { DatabaseRefusalError } from './graphql-errors';
 import { columnValue } from './query-planner';
+import { describeRange, integerRange, isUuidText, outsideRange } from './value-ranges';
 
 /**
  * Columns `add<Base>`/`update<Base>` take as arguments: the row type's columns that can be
@@ -32,6 +33,31 @@ function checkLength(column: ModelColumn, value: unknown): void {
 }
 
 /**
+ * Refuses a value its column cannot hold, where the model knows the rule, before any SQL runs:
+ * a whole number outside the column's integer range, text that is not a UUID for a UUID column
+ * (issue "every value it stores": the same refusal, naming the field, on every database).
+ * @throws DatabaseRefusalError INVALID_VALUE.
+ */
+function checkValue(column: ModelColumn, value: unknown, dialect: Dialect): void {
+  if (value === null || value === undefined) return;
+  const range = integerRange(dialect.type, column);
+  if (range && outsideRange(dialect.type, column, value)) {
+    throw new DatabaseRefusalError({
+      code: 'INVALID_VALUE',
+      field: column.name,
+      message: `${column.name} cannot hold ${String(value)}: it takes whole numbers ${describeRange(range)}`,
+    });
+  }
+  if (column.kind === 'uuid' && !isUuidText(value)) {
+    throw new DatabaseRefusalError({
+      code: 'INVALID_VALUE',
+      field: column.name,
+      message: `${column.name} takes a UUID (8-4-4-4-12 hexadecimal digits)`,
+    });
+  }
+}
+
+/**
  * The column values of a write from its GraphQL arguments: only the arguments sent (an argument
  * sent as null empties the column), each checked and converted for the dialect.
  */
@@ -45,6 +71,7 @@ export function planValues(
   for (const column of columns) {
     if (!(column.name in args) || args[column.name] === undefined) continue;
     checkLength(column, args[column.name]);
+    checkValue(column, args[column.name], dialect);
     values.push({
       column: column.name,
       value: columnValue(node, column, args[column.name], dialect),

@@ -25,6 +25,10 @@ const FILES_SQL = {
 const PAYMENTS_SQL = `CREATE TABLE payments (paid_on date NOT NULL, id int NOT NULL, amount int NOT NULL, PRIMARY KEY (paid_on, id));
   INSERT INTO payments VALUES ('2024-01-15', 1, 10), ('2024-02-15', 2, 20), ('2024-03-15', 3, 30);`;
 
+/** Whole numbers of a 16-bit column, and exact decimals with two places (SQLite checks neither). */
+const NUMBERS_SQL = `CREATE TABLE numbers (id int PRIMARY KEY, small smallint NOT NULL, price numeric(5,2));
+  INSERT INTO numbers VALUES (1, -5, 1.50), (2, 0, 2.00), (3, 300, NULL);`;
+
 /** JSON documents: an object, a JSON string that looks like a number, an empty field. */
 const DOCS_SQL = {
   postgres: `CREATE TABLE docs (id int PRIMARY KEY, j json, jb jsonb);
@@ -53,6 +57,7 @@ for (const dialect of SALES_DIALECTS) {
       await db.exec(FILES_SQL[dialect.type]);
       await db.exec(DOCS_SQL[dialect.type]);
       await db.exec(PAYMENTS_SQL);
+      await db.exec(NUMBERS_SQL);
       const app = (await run.http('POST', '/api/apps', { token, body: { name: 'Bin', address } }))
         .body;
       const registered = await run.http('POST', `/api/apps/${app.id}/datasources`, {
@@ -67,7 +72,10 @@ for (const dialect of SALES_DIALECTS) {
       const ds = registered.body;
       const imported = await run.http('POST', `/api/apps/${app.id}/model/import`, {
         token,
-        body: { datasourceId: ds.id, tables: ['files', 'docs', 'payments'].map(db.qualify) },
+        body: {
+          datasourceId: ds.id,
+          tables: ['files', 'docs', 'payments', 'numbers'].map(db.qualify),
+        },
       });
       expect(imported.status).toBe(201);
       const api = await run.http('POST', `/api/apps/${app.id}/apis`, {
@@ -97,6 +105,48 @@ for (const dialect of SALES_DIALECTS) {
         },
       });
       expect(payments.status).toBe(201);
+      const numbers = await run.http('POST', `/api/apps/${app.id}/apis`, {
+        token,
+        body: {
+          name: 'numbers',
+          table: 'numbers',
+          actions: { select: true, insert: true, update: true, delete: false },
+        },
+      });
+      expect(numbers.status).toBe(201);
+    });
+
+    it('matches no row with a filter value its column cannot hold, on every database', async () => {
+      const ids = async (where: string) =>
+        (
+          await gql(`{ getNumbers(where: ${where}, order: [{id: ASC}]) { id } }`)
+        ).body.data.getNumbers.map((r: { id: string }) => r.id);
+      expect(await ids('{small: {eq: 99999}}')).toEqual([]);
+      expect(await ids('{small: {gt: 99999}}')).toEqual([]);
+      expect(await ids('{small: {gte: -99999}}')).toEqual(['1', '2', '3']);
+      expect(await ids('{small: {lt: 99999}}')).toEqual(['1', '2', '3']);
+      expect(await ids('{small: {neq: -99999}}')).toEqual(['1', '2', '3']);
+      expect(await ids('{small: {in: [99999, 300]}}')).toEqual(['3']);
+      expect(await ids('{small: {nin: [99999, 300]}}')).toEqual(['1', '2']);
+      expect(await ids('{id: {eq: "9223372036854775808"}}')).toEqual([]);
+    });
+
+    it('refuses a value its column cannot hold as INVALID_VALUE, before or from the database', async () => {
+      const tooBig = await gql('mutation { addNumbers(id: 10, small: 40000) { id } }');
+      const bigPrice = await gql('mutation { updateNumbers(id: 1, price: "123456.78") { id } }');
+      if (dialect.type === 'sqlite') {
+        // SQLite stores any 64-bit integer and any number in these columns, as documented.
+        expect(tooBig.body.errors).toBeUndefined();
+        expect(bigPrice.body.errors).toBeUndefined();
+        return;
+      }
+      expect(tooBig.body.errors[0].extensions).toEqual({ code: 'INVALID_VALUE', field: 'small' });
+      expect(tooBig.body.errors[0].message).toBe(
+        'small cannot hold 40000: it takes whole numbers from -32768 to 32767',
+      );
+      expect(bigPrice.body.errors[0].extensions.code).toBe('INVALID_VALUE');
+      const unchanged = await gql('{ getNumbers(where: {id: {in: [1, 10]}}) { id price } }');
+      expect(unchanged.body.data.getNumbers).toEqual([{ id: '1', price: '1.50' }]);
     });
 
     it('keeps a date key its own scalar, so it can be range-filtered; a number key stays ID', async () => {
