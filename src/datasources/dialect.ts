@@ -19,7 +19,12 @@ export type ColumnKind =
   | 'json'
   | 'uuid'
   /** Bytes (`bytea`, `BLOB`, `varbinary`): the `Base64` scalar both ways, bound as bytes. */
-  | 'binary';
+  | 'binary'
+  /**
+   * A type with no GraphQL counterpart (PostgreSQL intervals, geometric, network, range, bit
+   * string, `xml`, `money`, arrays): its database text form both ways, compared only with null.
+   */
+  | 'other';
 
 /** A column as introspected and kept in the model. */
 export interface ModelColumn {

@@ -688,13 +688,13 @@ describe('mssqlKind', () => {
     ['ntext', 'text'],
     ['text', 'text'],
     ['sysname', 'text'],
-    ['xml', 'text'],
+    ['xml', 'other'],
     ['varbinary', 'binary'],
-    ['image', 'text'],
+    ['image', 'other'],
     ['timestamp', 'text'],
     ['rowversion', 'text'],
-    ['sql_variant', 'text'],
-    ['hierarchyid', 'text'],
+    ['sql_variant', 'other'],
+    ['hierarchyid', 'other'],
   ])('%s → %s', (type, kind) => {
     expect(mssqlKind(type)).toBe(kind);
   });

@@ -31,8 +31,10 @@ import { formatCommon, jsonText } from './value-format';
  *   `datetimeoffset` → timestamptz; `time` → time;
  * - `uniqueidentifier` → uuid; `json` (SQL Server 2025) → json;
  * - `binary`, `varbinary` → binary;
+ * - `xml`, `image`, `hierarchyid`, `geometry`, `geography`, `sql_variant` → other (their text
+ *   form, compared only with null);
  * - everything else → text, including `timestamp`, which on SQL Server is `rowversion` (a binary
- *   row version, not a date), `image` (it cannot be compared), `xml` and `sql_variant`.
+ *   row version, not a date).
  */
 export function mssqlKind(dataType: string): ColumnKind {
   const t = dataType
@@ -73,6 +75,14 @@ export function mssqlKind(dataType: string): ColumnKind {
     case 'binary':
     case 'varbinary':
       return 'binary';
+    // No equality or order on these (SQL Server docs for each type): compared only with null.
+    case 'xml':
+    case 'image':
+    case 'hierarchyid':
+    case 'geometry':
+    case 'geography':
+    case 'sql_variant':
+      return 'other';
     default:
       return 'text';
   }

@@ -19,19 +19,28 @@ import { translatePostgresError } from './postgres-errors';
 import { SqlCompiler } from './sql-compiler';
 import { formatCommon, jsonText } from './value-format';
 
-/** PostgreSQL OIDs whose text form we keep as text (pg's default parses them into JS Dates). */
-const RAW_TEXT_OIDS = new Set([
-  1082 /* date */, 1114 /* timestamp */, 1184 /* timestamptz */, 1083, 1266, 114 /* json */,
-  3802 /* jsonb: parsed once by formatValue, so a JSON string stays a string */,
-]);
+/** Column names from the JSON text of an array (`["id","region"]`); an empty foreign side is []. */
+function columnNames(json: unknown): string[] {
+  return typeof json === 'string' ? ((JSON.parse(json) as string[] | null) ?? []) : [];
+}
 
-/** Per-pool type parsers: dates and times stay text, so the process time zone never applies. */
+/**
+ * OIDs pg parses for us: booleans, integers, floats, bytes (PostgreSQL `pg_type`). Every other
+ * type stays the text PostgreSQL prints, which is also what it accepts back (issue "every value
+ * it stores": intervals, points, arrays … round-trip as their text form).
+ */
+const PARSED_OIDS = new Set([16 /* bool */, 17 /* bytea */, 20, 21, 23, 26 /* oid */, 700, 701]);
+
+/** Per-pool type parsers: everything but {@link PARSED_OIDS} stays text (dates too, so no time zone applies). */
 const typeParsers = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (RAW_TEXT_OIDS.has(oid)) return (text: string) => text;
+    if (!PARSED_OIDS.has(oid)) return (text: string) => text;
     return pgTypes.getTypeParser(oid, format as 'text');
   },
 };
+
+/** PostgreSQL's text types (PostgreSQL docs, "Character Types"; `citext` and `name` compare as text). */
+const TEXT_TYPES = new Set(['text', 'varchar', 'char', 'bpchar', 'name', 'citext']);
 
 /** Maps a PostgreSQL type name (information_schema spelling) to a column kind. */
 export function postgresKind(dbType: string): ColumnKind {
@@ -50,7 +59,9 @@ export function postgresKind(dbType: string): ColumnKind {
   if (t === 'json' || t === 'jsonb') return 'json';
   if (t === 'uuid') return 'uuid';
   if (t === 'bytea') return 'binary';
-  return 'text';
+  // Text types, and enum or domain types (USER-DEFINED), whose text compares as text.
+  if (TEXT_TYPES.has(t) || t.startsWith('character') || t === 'user-defined') return 'text';
+  return 'other';
 }
 
 /**
@@ -131,10 +142,10 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
       await pool.run({
         sql: `SELECT ns.nspname AS table_schema, cl.relname AS table_name, con.contype, con.conname,
                 fns.nspname AS ref_schema, fcl.relname AS ref_table,
-                ARRAY(SELECT a.attname FROM unnest(con.conkey) WITH ORDINALITY k(n, i)
-                      JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n ORDER BY k.i)::text[] AS columns,
-                ARRAY(SELECT a.attname FROM unnest(con.confkey) WITH ORDINALITY k(n, i)
-                      JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n ORDER BY k.i)::text[] AS ref_columns
+                array_to_json(ARRAY(SELECT a.attname FROM unnest(con.conkey) WITH ORDINALITY k(n, i)
+                      JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n ORDER BY k.i)::text[])::text AS columns,
+                array_to_json(ARRAY(SELECT a.attname FROM unnest(con.confkey) WITH ORDINALITY k(n, i)
+                      JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n ORDER BY k.i)::text[])::text AS ref_columns
               FROM pg_constraint con
               JOIN pg_class cl ON cl.oid = con.conrelid
               JOIN pg_namespace ns ON ns.oid = cl.relnamespace
@@ -174,14 +185,15 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
               enum: null,
             };
           }),
-          primaryKey: primary ? (primary.columns as string[]) : [],
+          // Arrays come as JSON text: the pool keeps every array type as PostgreSQL's text form.
+          primaryKey: primary ? columnNames(primary.columns) : [],
           foreignKeys: constraints
             .filter((k) => k.contype === 'f')
             .map((k) => ({
-              columns: k.columns as string[],
+              columns: columnNames(k.columns),
               referencedSchema: String(k.ref_schema),
               referencedTable: String(k.ref_table),
-              referencedColumns: k.ref_columns as string[],
+              referencedColumns: columnNames(k.ref_columns),
             })),
         };
       })

@@ -84,9 +84,9 @@ function columnCondition(
     if ((op === 'eq' || op === 'neq') && value === null) {
       // eq: null matches empty fields, neq: null filled ones (CONTRACT.md §6).
       out.push({ kind: 'null', column: column.name, negated: op === 'neq' });
-    } else if (column.kind === 'json') {
+    } else if (column.kind === 'json' || column.kind === 'other') {
       throw invalidInput(
-        `${column.name} holds JSON: it can only be compared with null (eq: null finds empty fields, neq: null filled ones)`,
+        `${column.name} holds ${column.kind === 'json' ? 'JSON' : column.dbType}: it can only be compared with null (eq: null finds empty fields, neq: null filled ones)`,
       );
     } else if (value === null) {
       // Other operators follow SQL: a comparison with null is never true (CONTRACT.md §6).

@@ -135,7 +135,7 @@ function parseBase64(value: unknown): Buffer {
  * stores": offer an order only where every database runs it).
  */
 export function isOrderable(kind: ColumnKind): boolean {
-  return kind !== 'json' && kind !== 'binary';
+  return kind !== 'json' && kind !== 'binary' && kind !== 'other';
 }
 
 /** `ASC | DESC` (CONTRACT.md §6 `<Base>Order`). */
@@ -243,6 +243,8 @@ const FILTERS = {
   Base64: operatorInput('Base64Filter', Base64Scalar, ID_OPS),
   // No database compares JSON the same way: only empty or filled (`eq: null`, `neq: null`).
   JSON: operatorInput('JSONFilter', JSONScalar, BOOLEAN_OPS),
+  // A database text form (interval, point, …): operators differ per type, only null is safe.
+  Other: operatorInput('TextFormFilter', GraphQLString, BOOLEAN_OPS),
 } as const;
 
 /**
@@ -251,6 +253,7 @@ const FILTERS = {
  */
 export function filterInputOf(kind: ColumnKind, isKey: boolean): GraphQLInputObjectType {
   if (isKey) return FILTERS.ID;
+  if (kind === 'other') return FILTERS.Other;
   const name = scalarOf(kind).name as keyof typeof FILTERS;
   return FILTERS[name] ?? FILTERS.String;
 }

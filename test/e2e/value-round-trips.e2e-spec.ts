@@ -29,6 +29,10 @@ const PAYMENTS_SQL = `CREATE TABLE payments (paid_on date NOT NULL, id int NOT N
 const NUMBERS_SQL = `CREATE TABLE numbers (id int PRIMARY KEY, small smallint NOT NULL, price numeric(5,2));
   INSERT INTO numbers VALUES (1, -5, 1.50), (2, 0, 2.00), (3, 300, NULL);`;
 
+/** PostgreSQL types without a GraphQL counterpart, read and written as their text form. */
+const SHAPES_SQL = `CREATE TABLE shapes (id int PRIMARY KEY, span interval, spot point, tags text[], addr inet);
+  INSERT INTO shapes VALUES (1, '1 day 02:00:00', '(1,2)', '{a,"b c"}', '10.0.0.1'), (2, NULL, NULL, NULL, NULL);`;
+
 /** JSON documents: an object, a JSON string that looks like a number, an empty field. */
 const DOCS_SQL = {
   postgres: `CREATE TABLE docs (id int PRIMARY KEY, j json, jb jsonb);
@@ -58,6 +62,7 @@ for (const dialect of SALES_DIALECTS) {
       await db.exec(DOCS_SQL[dialect.type]);
       await db.exec(PAYMENTS_SQL);
       await db.exec(NUMBERS_SQL);
+      if (dialect.type === 'postgres') await db.exec(SHAPES_SQL);
       const app = (await run.http('POST', '/api/apps', { token, body: { name: 'Bin', address } }))
         .body;
       const registered = await run.http('POST', `/api/apps/${app.id}/datasources`, {
@@ -74,7 +79,9 @@ for (const dialect of SALES_DIALECTS) {
         token,
         body: {
           datasourceId: ds.id,
-          tables: ['files', 'docs', 'payments', 'numbers'].map(db.qualify),
+          tables: ['files', 'docs', 'payments', 'numbers']
+            .concat(dialect.type === 'postgres' ? ['shapes'] : [])
+            .map(db.qualify),
         },
       });
       expect(imported.status).toBe(201);
@@ -114,7 +121,50 @@ for (const dialect of SALES_DIALECTS) {
         },
       });
       expect(numbers.status).toBe(201);
+      if (dialect.type === 'postgres') {
+        const shapes = await run.http('POST', `/api/apps/${app.id}/apis`, {
+          token,
+          body: {
+            name: 'shapes',
+            table: 'shapes',
+            actions: { select: true, insert: true, update: true, delete: false },
+          },
+        });
+        expect(shapes.status).toBe(201);
+      }
     });
+
+    if (dialect.type === 'postgres') {
+      it('reads and writes intervals, points, arrays and addresses as their text form', async () => {
+        const read = await gql('{ getShapes(order: [{id: ASC}]) { id span spot tags addr } }');
+        const first = {
+          span: '1 day 02:00:00',
+          spot: '(1,2)',
+          tags: '{a,"b c"}',
+          addr: '10.0.0.1',
+        };
+        expect(read.body.data.getShapes).toEqual([
+          { id: '1', ...first },
+          { id: '2', span: null, spot: null, tags: null, addr: null },
+        ]);
+        const copied = await gql(
+          'mutation ($s: String, $p: String, $t: String, $a: String) { updateShapes(id: 2, span: $s, spot: $p, tags: $t, addr: $a) { id } }',
+          { s: first.span, p: first.spot, t: first.tags, a: first.addr },
+        );
+        expect(copied.body.errors).toBeUndefined();
+        const back = await gql('{ getShapes(where: {id: {eq: 2}}) { span spot tags addr } }');
+        expect(back.body.data.getShapes).toEqual([first]);
+        const empty = await gql('{ getShapes(where: {spot: {neq: null}}) { id } }');
+        expect(empty.body.data.getShapes).toHaveLength(2);
+        const compared = await gql('{ getShapes(where: {spot: {eq: "(1,2)"}}) { id } }');
+        expect(compared.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+        expect(compared.body.errors[0].message).toContain('can only be compared with null');
+        const order = await gql('{ __type(name: "ShapesOrder") { inputFields { name } } }');
+        expect(order.body.data.__type.inputFields.map((f: { name: string }) => f.name)).toEqual([
+          'id',
+        ]);
+      });
+    }
 
     it('matches no row with a filter value its column cannot hold, on every database', async () => {
       const ids = async (where: string) =>
