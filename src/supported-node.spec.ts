@@ -1,0 +1,52 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { satisfies } from 'semver';
+
+/**
+ * Node 20.19 is supported (package.json `engines`, README): no installed package may declare an
+ * `engines.node` that excludes it, or `npm ci` warns EBADENGINE and the package may use what
+ * Node 20 lacks (issue "fit the ecosystem", item 4). Overrides in package.json pin the ones that
+ * did (`file-type`, `@whatwg-node/promise-helpers`; `nestjs-pino` 4.6 instead of 5).
+ */
+
+const SUPPORTED = '20.19.0';
+const ROOT = join(__dirname, '..', 'node_modules');
+
+/** Every package.json under node_modules (nested node_modules too), as [path, engines.node]. */
+function installedEngines(folder: string, out: [string, string][] = []): [string, string][] {
+  let entries: string[];
+  try {
+    entries = readdirSync(folder);
+  } catch {
+    return out;
+  }
+  for (const entry of entries) {
+    if (entry.startsWith('.')) continue;
+    const dir = join(folder, entry);
+    if (entry.startsWith('@')) {
+      installedEngines(dir, out);
+      continue;
+    }
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        engines?: { node?: unknown };
+      };
+      if (typeof pkg.engines?.node === 'string') out.push([dir, pkg.engines.node]);
+    } catch {
+      /* not a package */
+    }
+    installedEngines(join(dir, 'node_modules'), out);
+  }
+  return out;
+}
+
+describe(`installed packages run on Node ${SUPPORTED}`, () => {
+  it('declare no engines.node range that excludes it', () => {
+    const engines = installedEngines(ROOT);
+    expect(engines.length).toBeGreaterThan(50);
+    const excluding = engines
+      .filter(([, range]) => !satisfies(SUPPORTED, range, { includePrerelease: true }))
+      .map(([dir, range]) => `${dir.slice(ROOT.length + 1)} (${range})`);
+    expect(excluding).toEqual([]);
+  });
+});
