@@ -56,7 +56,9 @@ function buildNode(
       });
     }
   }
-  return { typeName, table, columns, navigations, isKey: (c) => isIdColumn(table, c) };
+  // Decided once per schema: the planner asks for every filter and write value.
+  const ids = new Set(table.columns.filter((c) => isIdColumn(table, c.name)).map((c) => c.name));
+  return { typeName, table, columns, navigations, isKey: (c) => ids.has(c) };
 }
 
 /**

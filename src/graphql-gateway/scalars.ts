@@ -110,10 +110,8 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 export const Base64Scalar = new GraphQLScalarType({
   name: 'Base64',
   description: 'Bytes as standard base64 text with padding (RFC 4648 §4), e.g. "3q2+7w==".',
-  serialize: (value) =>
-    value instanceof Uint8Array
-      ? Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')
-      : String(value),
+  // Rows reach the schema already formatted (`formatCommon`: bytes → base64 text).
+  serialize: (value) => String(value),
   parseValue: (value) => parseBase64(value),
   parseLiteral(ast: ValueNode) {
     if (ast.kind !== Kind.STRING)

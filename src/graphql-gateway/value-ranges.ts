@@ -32,6 +32,19 @@ const WIDTHS: Record<string, number> = {
  * is not an integer column or its type is not one of these.
  */
 export function integerRange(type: DatasourceType, column: ModelColumn): IntegerRange | null {
+  // Model columns live as long as their schema: the range is read from the type once.
+  let range = RANGES.get(column);
+  if (range === undefined) {
+    range = rangeOfType(type, column);
+    RANGES.set(column, range);
+  }
+  return range;
+}
+
+/** Ranges per model column (a column belongs to one datasource, so to one database type). */
+const RANGES = new WeakMap<ModelColumn, IntegerRange | null>();
+
+function rangeOfType(type: DatasourceType, column: ModelColumn): IntegerRange | null {
   if (column.kind !== 'int' && column.kind !== 'bigint') return null;
   if (type === 'sqlite') return signed(64);
   const dbType = column.dbType.toLowerCase();

@@ -2,6 +2,7 @@ import { Controller, Get, Res } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
+import { settlesWithin } from '../common/settles-within';
 import { Access } from '../platform/access.decorator';
 import { RedisService } from '../redis/redis.service';
 
@@ -30,19 +31,6 @@ export class HealthController {
   }
 
   private async metadata(): Promise<Check> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        this.db.query('SELECT 1'),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error('timeout')), 2_000);
-        }),
-      ]);
-      return 'ok';
-    } catch {
-      return 'down';
-    } finally {
-      clearTimeout(timer);
-    }
+    return (await settlesWithin(this.db.query('SELECT 1'), 2_000)) ? 'ok' : 'down';
   }
 }

@@ -49,7 +49,7 @@ export class RateLimitsService implements OnApplicationShutdown {
    * @throws DomainError TOO_MANY_REQUESTS (429) `Rate limit exceeded` over the ceiling, with
    * `retry-after` in whole seconds ≥ 1 and the `RateLimit-*` headers (CONTRACT.md §6).
    */
-  async consume(check: RateLimitCheck, message = 'Rate limit exceeded'): Promise<RateLimitHeaders> {
+  async consume(check: RateLimitCheck): Promise<RateLimitHeaders> {
     const record = await this.count(check);
     const reset = Math.max(
       1,
@@ -63,7 +63,7 @@ export class RateLimitsService implements OnApplicationShutdown {
     };
     if (record.isBlocked || record.totalHits > check.limit) {
       this.metrics.rateLimited(check.caller);
-      throw new DomainError(ErrorCode.TooManyRequests, message, [], {
+      throw new DomainError(ErrorCode.TooManyRequests, 'Rate limit exceeded', [], {
         ...headers,
         'retry-after': String(reset),
       });

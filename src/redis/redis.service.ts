@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import Redis, { RedisOptions } from 'ioredis';
 import type { AppConfig } from '../config/app-config';
+import { settlesWithin } from '../common/settles-within';
 import { APP_CONFIG } from '../config/config.module';
 
 /** Whether this instance shares state through Redis right now: `off` when no `REDIS_URL` is set. */
@@ -61,21 +62,7 @@ export class RedisService implements OnModuleDestroy {
    * @returns false when Redis is off, away or slower than the timeout (never throws).
    */
   async ping(timeoutMs = 2_000): Promise<boolean> {
-    if (!this.commands) return false;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        this.commands.ping(),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error('timeout')), timeoutMs);
-        }),
-      ]);
-      return true;
-    } catch {
-      return false;
-    } finally {
-      clearTimeout(timer);
-    }
+    return this.commands ? settlesWithin(this.commands.ping(), timeoutMs) : false;
   }
 
   onModuleDestroy(): void {
