@@ -51,6 +51,13 @@ function operationNameOf(raw: unknown): string | undefined {
   return raw;
 }
 
+function extensionsOf(raw: unknown): void {
+  if (raw === undefined || raw === null) return;
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    throw badRequest('`extensions` must be a JSON object');
+  }
+}
+
 function queryOf(raw: unknown): string {
   if (typeof raw !== 'string' || raw.trim() === '') {
     throw badRequest('GraphQL operations must contain a non-empty `query`');
@@ -60,8 +67,9 @@ function queryOf(raw: unknown): string {
 
 /**
  * The GraphQL parameters of a request (GraphQL over HTTP): a JSON body `{query, variables?,
- * operationName?}` on POST, or `query`, `variables` (JSON text) and `operationName` in the query
- * string on GET.
+ * operationName?, extensions?}` on POST, or `query`, `variables` and `extensions` (JSON text) and
+ * `operationName` in the query string on GET. `extensions` is checked (an object or absent) and
+ * otherwise ignored.
  * @throws RequestRefusal 400 `BAD_REQUEST` saying which parameter is wrong.
  */
 export function readGraphQLParams(req: Request): GraphQLParams {
@@ -77,6 +85,15 @@ export function readGraphQLParams(req: Request): GraphQLParams {
         throw badRequest('`variables` must be JSON text');
       }
     }
+    const rawExtensions = search.get('extensions');
+    if (rawExtensions) {
+      try {
+        extensionsOf(JSON.parse(rawExtensions));
+      } catch (error) {
+        if (error instanceof RequestRefusal) throw error;
+        throw badRequest('`extensions` must be JSON text');
+      }
+    }
     return {
       query: queryOf(search.get('query') ?? undefined),
       variables: variablesOf(variables),
@@ -88,6 +105,7 @@ export function readGraphQLParams(req: Request): GraphQLParams {
     throw badRequest('The body must be a JSON object {query, variables?, operationName?}');
   }
   const params = body as Record<string, unknown>;
+  extensionsOf(params.extensions);
   return {
     query: queryOf(params.query),
     variables: variablesOf(params.variables),
