@@ -16,6 +16,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { metadataStoreOptions } from './metadata-store';
 import { PlatformModule } from './platform/platform.module';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
+import { RemovalsModule } from './removals/removals.module';
 import { RedisModule } from './redis/redis.module';
 import { TableApisModule } from './table-apis/table-apis.module';
 
@@ -43,6 +44,7 @@ export class AppModule {
         TableApisModule,
         ApiKeysModule,
         AppAccessModule,
+        RemovalsModule,
         GraphqlGatewayModule,
         HealthModule,
         DemoModule,

@@ -17,6 +17,7 @@ import {
   DatasourcePoolsService,
 } from '../datasources/datasource-pools.service';
 import type { Capabilities, IntrospectedTable, TableRef } from '../datasources/dialect';
+import { EventsService } from '../events/events.service';
 import { SecretBoxService } from '../platform/secret-box.service';
 import { DatasourceEntity } from './entities/datasource.entity';
 
@@ -42,7 +43,14 @@ export class DatasourcesService {
     private readonly pools: DatasourcePoolsService,
     private readonly secretBox: SecretBoxService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    events: EventsService,
+  ) {
+    // A deleted datasource's pool is closed on every instance, not left idle until restart.
+    events.on('DatasourceRemoved', ({ datasourceId }) => {
+      this.connections.delete(datasourceId);
+      void this.pools.close(datasourceId);
+    });
+  }
 
   /**
    * Checks the URL against its type's rules ({@link checkDatasourceUrl}: allowed parameters, one

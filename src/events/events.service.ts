@@ -23,10 +23,16 @@ export interface AppChanged {
   appId: string;
 }
 
+/** A datasource was deleted (alone or with its app): its pool is closed on every instance. */
+export interface DatasourceRemoved {
+  datasourceId: string;
+}
+
 interface EventMap {
   ModelChanged: [ModelChanged];
   ApiKeyRevoked: [ApiKeyRevoked];
   AppChanged: [AppChanged];
+  DatasourceRemoved: [DatasourceRemoved];
   /** Local only: caches must be emptied (events may have been missed while Redis was away). */
   CachesReset: [];
 }
@@ -120,6 +126,11 @@ export class EventsService implements OnModuleInit, OnModuleDestroy {
     void this.publish('AppChanged', event);
   }
 
+  /** Publishes {@link DatasourceRemoved}. */
+  datasourceRemoved(event: DatasourceRemoved): void {
+    void this.publish('DatasourceRemoved', event);
+  }
+
   /** Subscribes to one event type; returns the unsubscribe function. */
   on<K extends keyof EventMap>(type: K, listener: (...args: EventMap[K]) => void): () => void {
     this.bus.on(type, listener as never);
@@ -148,7 +159,8 @@ export class EventsService implements OnModuleInit, OnModuleDestroy {
     if (
       message.type === 'ModelChanged' ||
       message.type === 'ApiKeyRevoked' ||
-      message.type === 'AppChanged'
+      message.type === 'AppChanged' ||
+      message.type === 'DatasourceRemoved'
     ) {
       this.bus.emit(message.type, message.payload as never);
     }

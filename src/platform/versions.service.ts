@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
 import { notFound } from '../common/domain-error';
 import { EventsService } from '../events/events.service';
 import { AppVersionEntity } from './entities/app-version.entity';
@@ -118,6 +118,53 @@ export class VersionsService {
     if (updated.affected !== 1) throw PlatformErrors.versionConflict();
     this.events.modelChanged({ appId, versionId: working.id, revision: working.revision + 1 });
     return result;
+  }
+
+  /**
+   * Applies `change` to every version of the app (main and each builder's working version) and
+   * runs `alsoInTransaction`, all in one metadata transaction: each version is proven and written
+   * with its revision bumped only if no other change came first, so either every version and the
+   * extra rows change or nothing does. Used for removals that must hold in every version at once
+   * (a deleted datasource's tables and the Table APIs on them).
+   * @throws DomainError NOT_FOUND (no app), CONFLICT (a version edited concurrently), or what
+   * `change`, the proof or `alsoInTransaction` throws; nothing is written then.
+   */
+  async editEveryVersion(
+    appId: string,
+    change: (def: VersionDefinition) => void,
+    alsoInTransaction: (tx: EntityManager) => Promise<void>,
+  ): Promise<void> {
+    const all = await this.versions.findBy({ appId });
+    if (!all.some((v) => v.slot === MAIN)) throw notFound('App', appId);
+    const written: VersionHead[] = [];
+    const definitions = new Map<string, VersionDefinition>();
+    for (const version of all) {
+      const def = JSON.parse(version.definition) as VersionDefinition;
+      change(def);
+      await this.prover?.(appId, def);
+      definitions.set(version.id, def);
+    }
+    await this.db.transaction(async (tx) => {
+      for (const version of all) {
+        const res = await tx
+          .createQueryBuilder()
+          .update(AppVersionEntity)
+          .set({
+            definition: JSON.stringify(definitions.get(version.id)),
+            revision: version.revision + 1,
+            updatedAt: new Date().toISOString(),
+          })
+          .where('id = :id AND revision = :revision', {
+            id: version.id,
+            revision: version.revision,
+          })
+          .execute();
+        if (res.affected !== 1) throw PlatformErrors.versionConflict();
+        written.push({ appId, versionId: version.id, revision: version.revision + 1 });
+      }
+      await alsoInTransaction(tx);
+    });
+    for (const head of written) this.events.modelChanged(head);
   }
 
   /**

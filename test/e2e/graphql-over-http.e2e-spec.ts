@@ -65,7 +65,7 @@ describe('GraphQL over HTTP (graphql-http server audits)', () => {
     expect(res.headers.get('content-type')).toBe(
       'application/graphql-response+json; charset=utf-8',
     );
-    expect((await res.json()).data.getOrders).toHaveLength(2);
+    expect(((await res.json()) as any).data.getOrders).toHaveLength(2);
   });
 
   it('refuses a mutation over GET with 405 and allow: POST, running nothing', async () => {
@@ -77,7 +77,9 @@ describe('GraphQL over HTTP (graphql-http server audits)', () => {
     const res = await withKey(`${url}?${new URLSearchParams({ query: mutation })}`);
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
-    expect((await res.json()).errors[0].message).toBe('Mutations are sent with POST, never GET');
+    expect(((await res.json()) as any).errors[0].message).toBe(
+      'Mutations are sent with POST, never GET',
+    );
     const after = await run.http('POST', '/api/graphql/demo', {
       headers: { 'x-api-key': key },
       body: { query: '{ countOrders }' },

@@ -1,0 +1,43 @@
+import { Controller, Delete, HttpCode, Param, Query } from '@nestjs/common';
+import { invalidInput } from '../common/domain-error';
+import { RemovalsService } from './removals.service';
+
+/**
+ * `?force=` as a boolean: absent or `false` → false, `true` → true.
+ * @throws DomainError INVALID_INPUT (400) for anything else.
+ */
+function forceOf(raw: unknown): boolean {
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw invalidInput('Invalid query', ['force must be true or false']);
+}
+
+/** Deleting apps and datasources (CONTRACT.md §3); builders and administrators. */
+@Controller('api/apps/:appId')
+export class RemovalsController {
+  constructor(private readonly removals: RemovalsService) {}
+
+  /**
+   * `DELETE /api/apps/:appId[?force=true]` → `204`; `409` while the app has Table APIs, unless
+   * `force`.
+   */
+  @Delete()
+  @HttpCode(204)
+  deleteApp(@Param('appId') appId: string, @Query('force') force: unknown): Promise<void> {
+    return this.removals.deleteApp(appId, forceOf(force));
+  }
+
+  /**
+   * `DELETE /api/apps/:appId/datasources/:dsId[?force=true]` → `204`; `409` while a Table API
+   * uses one of its tables, unless `force` (which deletes those APIs too).
+   */
+  @Delete('datasources/:dsId')
+  @HttpCode(204)
+  deleteDatasource(
+    @Param('appId') appId: string,
+    @Param('dsId') dsId: string,
+    @Query('force') force: unknown,
+  ): Promise<void> {
+    return this.removals.deleteDatasource(appId, dsId, forceOf(force));
+  }
+}
