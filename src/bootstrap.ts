@@ -10,6 +10,7 @@ import { createValidationPipe } from './common/validation.pipe';
 import type { AppConfig } from './config/app-config';
 import { DemoService } from './demo/demo.service';
 import { QuietLogger } from './logging/logging';
+import { serveOpenApi } from './openapi/openapi';
 import { AccountsService } from './platform/accounts.service';
 
 /**
@@ -42,6 +43,7 @@ export async function createApp(
   app.useGlobalPipes(createValidationPipe());
   // SIGTERM is handled by installGracefulShutdown (main.ts), not enableShutdownHooks().
   app.set('trust proxy', config.operations.trustProxyHops || false);
+  serveOpenApi(app);
   await app.init();
   await app.get(AccountsService).ensureFirstAdmin();
   return app;

@@ -25,6 +25,7 @@ import {
 } from './dto/app-access.dto';
 import { PermissionsService } from './permissions.service';
 import type { Permissions, RoleRules } from './row-rules';
+import { ApiRoute } from '../openapi/api-route.decorator';
 
 /** App users, their sign-in, and row rules per role (CONTRACT.md §4). */
 @Controller('api/apps/:appId')
@@ -37,6 +38,11 @@ export class AppAccessController {
   ) {}
 
   /** `POST …/users` (builders) → `201` user (never the password). */
+  @ApiRoute({
+    summary: 'Create an app user',
+    ok: { status: 201, description: 'The user (never the password)', schema: 'AppUser' },
+    errors: [400, 404, 409, 415],
+  })
   @Post('users')
   async createUser(
     @Param('appId') appId: string,
@@ -47,6 +53,11 @@ export class AppAccessController {
   }
 
   /** `GET …/users` (builders). */
+  @ApiRoute({
+    summary: "List an app's users",
+    ok: { description: 'Users', schema: ['AppUser'] },
+    errors: [404],
+  })
   @Get('users')
   async listUsers(@Param('appId') appId: string): Promise<AppUserView[]> {
     await this.apps.get(appId);
@@ -54,6 +65,12 @@ export class AppAccessController {
   }
 
   /** `PATCH …/users/:userId` (builders): roles, attributes, password, disabled. */
+  @ApiRoute({
+    summary: 'Change an app user',
+    description: 'Roles, attributes, password, disabled.',
+    ok: { description: 'The user', schema: 'AppUser' },
+    errors: [400, 404, 415],
+  })
   @Patch('users/:userId')
   async updateUser(
     @Param('appId') appId: string,
@@ -65,6 +82,13 @@ export class AppAccessController {
   }
 
   /** `POST …/auth/login` (public) → `{token}` for this app's GraphQL endpoint only. */
+  @ApiRoute({
+    summary: 'Sign in as an app user',
+    description: "The token is valid at this app's GraphQL endpoint only.",
+    ok: { description: 'Signed in', schema: 'AppUserSession' },
+    errors: [400, 401, 404, 415, 429],
+    access: 'public',
+  })
   @Post('auth/login')
   @Access('public')
   @HttpCode(200)
@@ -79,6 +103,11 @@ export class AppAccessController {
   }
 
   /** `GET …/permissions` (builders): every role's rules in the working version. */
+  @ApiRoute({
+    summary: 'Read the row rules of every role',
+    ok: { description: 'Rules by role', schema: 'Permissions' },
+    errors: [404],
+  })
   @Get('permissions')
   async listPermissions(
     @Param('appId') appId: string,
@@ -89,6 +118,11 @@ export class AppAccessController {
   }
 
   /** `PUT …/permissions/:role` (builders): replaces the role's rules in the working version. */
+  @ApiRoute({
+    summary: "Replace a role's row rules",
+    ok: { description: 'Rules by role', schema: 'Permissions' },
+    errors: [400, 404, 409, 415],
+  })
   @Put('permissions/:role')
   async putPermissions(
     @Param('appId') appId: string,
@@ -101,6 +135,11 @@ export class AppAccessController {
   }
 
   /** `DELETE …/permissions/:role` (builders) → `204`. */
+  @ApiRoute({
+    summary: "Delete a role's row rules",
+    ok: { status: 204, description: 'Deleted' },
+    errors: [404, 409],
+  })
   @Delete('permissions/:role')
   @HttpCode(204)
   async deletePermissions(

@@ -11,6 +11,7 @@ import {
   UpdateModelFieldDto,
   UpdateModelTableDto,
 } from './dto/data-model.dto';
+import { ApiRoute } from '../openapi/api-route.decorator';
 
 /** Datasources and the data model of an app (CONTRACT.md §3); builders and administrators. */
 @Controller('api/apps/:appId')
@@ -22,6 +23,13 @@ export class DataModelController {
   ) {}
 
   /** `POST …/datasources` → `201 {id, name, type}` after a successful trial connection. */
+  @ApiRoute({
+    summary: 'Register a datasource',
+    description:
+      'The connection is tried before it is saved; the URL is stored encrypted and never answered.',
+    ok: { status: 201, description: 'The datasource', schema: 'Datasource' },
+    errors: [400, 404, 409, 415],
+  })
   @Post('datasources')
   async createDatasource(
     @Param('appId') appId: string,
@@ -32,6 +40,11 @@ export class DataModelController {
   }
 
   /** `GET …/datasources`. */
+  @ApiRoute({
+    summary: "List an app's datasources",
+    ok: { description: 'Datasources, oldest first', schema: ['Datasource'] },
+    errors: [404],
+  })
   @Get('datasources')
   async listDatasources(@Param('appId') appId: string): Promise<DatasourceView[]> {
     await this.apps.get(appId);
@@ -39,6 +52,11 @@ export class DataModelController {
   }
 
   /** `GET …/datasources/:dsId/tables` → `[{schema, name}]` of the live database. */
+  @ApiRoute({
+    summary: 'List importable tables of the live database',
+    ok: { description: 'Tables and views', schema: ['TableRef'] },
+    errors: [400, 404],
+  })
   @Get('datasources/:dsId/tables')
   async tables(@Param('appId') appId: string, @Param('dsId') dsId: string): Promise<TableRef[]> {
     await this.apps.get(appId);
@@ -46,6 +64,12 @@ export class DataModelController {
   }
 
   /** `POST …/model/import` → the imported model tables. */
+  @ApiRoute({
+    summary: 'Import tables into the model',
+    description: 'Re-importing a table refreshes its columns.',
+    ok: { status: 201, description: 'The imported model tables', schema: ['ModelTable'] },
+    errors: [400, 404, 409, 415],
+  })
   @Post('model/import')
   async import(
     @Param('appId') appId: string,
@@ -57,6 +81,12 @@ export class DataModelController {
   }
 
   /** `GET …/model/tables?search=`. */
+  @ApiRoute({
+    summary: 'List model tables, grouped by datasource',
+    description: '`search` matches a table or datasource name, case-insensitive.',
+    ok: { description: 'Groups', schema: ['ModelGroup'] },
+    errors: [404],
+  })
   @Get('model/tables')
   async list(
     @Param('appId') appId: string,
@@ -68,6 +98,11 @@ export class DataModelController {
   }
 
   /** `PATCH …/model/tables/:table` `{active?}`. */
+  @ApiRoute({
+    summary: 'Activate or deactivate a model table',
+    ok: { description: 'The model table', schema: 'ModelTable' },
+    errors: [400, 404, 409, 415],
+  })
   @Patch('model/tables/:table')
   async update(
     @Param('appId') appId: string,
@@ -80,6 +115,11 @@ export class DataModelController {
   }
 
   /** `PATCH …/model/tables/:table/fields/:field` `{enum?: "<EnumName>" | null}`. */
+  @ApiRoute({
+    summary: 'Assign an enum to a field, or remove it',
+    ok: { description: 'The model table', schema: 'ModelTable' },
+    errors: [400, 404, 409, 415],
+  })
   @Patch('model/tables/:table/fields/:field')
   async updateField(
     @Param('appId') appId: string,

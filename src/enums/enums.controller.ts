@@ -5,6 +5,7 @@ import type { PlatformSession } from '../platform/sessions.service';
 import type { ModelEnum } from '../platform/version-definition';
 import { EnumDto } from './dto/enum.dto';
 import { EnumsService } from './enums.service';
+import { ApiRoute } from '../openapi/api-route.decorator';
 
 /** App enums (CONTRACT.md §3); builders and administrators, in their working version. */
 @Controller('api/apps/:appId/enums')
@@ -15,6 +16,11 @@ export class EnumsController {
   ) {}
 
   /** `POST …/enums` → `201` the enum. */
+  @ApiRoute({
+    summary: 'Create an enum',
+    ok: { status: 201, description: 'The enum', schema: 'Enum' },
+    errors: [400, 404, 409, 415],
+  })
   @Post()
   async create(
     @Param('appId') appId: string,
@@ -26,6 +32,11 @@ export class EnumsController {
   }
 
   /** `GET …/enums`. */
+  @ApiRoute({
+    summary: "List an app's enums",
+    ok: { description: 'Enums', schema: ['Enum'] },
+    errors: [404],
+  })
   @Get()
   async list(
     @Param('appId') appId: string,
@@ -36,6 +47,11 @@ export class EnumsController {
   }
 
   /** `PUT …/enums/:name` (same body as create). */
+  @ApiRoute({
+    summary: 'Replace an enum',
+    ok: { description: 'The enum', schema: 'Enum' },
+    errors: [400, 404, 409, 415],
+  })
   @Put(':name')
   async replace(
     @Param('appId') appId: string,
@@ -48,6 +64,12 @@ export class EnumsController {
   }
 
   /** `DELETE …/enums/:name` → `204`; permanent, its fields become plain text. */
+  @ApiRoute({
+    summary: 'Delete an enum',
+    description: 'Permanent: the fields that used it become plain text.',
+    ok: { status: 204, description: 'Deleted' },
+    errors: [404, 409],
+  })
   @Delete(':name')
   @HttpCode(204)
   async delete(

@@ -1,3 +1,4 @@
+import { ApiExcludeController } from '@nestjs/swagger';
 import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { scopeForApp } from '../api-keys/api-keys.service';
@@ -55,6 +56,7 @@ const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json';
  */
 @Controller('api/graphql')
 @Access('public')
+@ApiExcludeController()
 export class GraphqlGatewayController {
   constructor(
     private readonly apps: AppsService,

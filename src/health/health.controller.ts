@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { settlesWithin } from '../common/settles-within';
 import { Access } from '../platform/access.decorator';
 import { RedisService } from '../redis/redis.service';
+import { ApiRoute } from '../openapi/api-route.decorator';
 
 type Check = 'ok' | 'down';
 
@@ -18,6 +19,14 @@ export class HealthController {
   ) {}
 
   /** `{status: "ok" | "unavailable", checks: {metadata, redis?}}`, each check `ok` or `down`. */
+  @ApiRoute({
+    summary: 'Health',
+    description:
+      '`200` while the metadata store answers (Redis reported, never fatal), else `503`.',
+    ok: { description: 'Healthy', schema: 'Health' },
+    errors: [{ status: 503, description: 'The metadata store does not answer', schema: 'Health' }],
+    access: 'public',
+  })
   @Get()
   async health(@Res() res: Response): Promise<void> {
     const checks: Record<string, Check> = {

@@ -1,3 +1,4 @@
+import { ApiExcludeController } from '@nestjs/swagger';
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -16,6 +17,7 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
  */
 @Controller('metrics')
 @Access('public')
+@ApiExcludeController()
 export class MetricsController {
   private readonly token: Buffer | null;
 

@@ -4,6 +4,7 @@ import { CurrentSession } from './current-session.decorator';
 import { CreateAppDto, UpdateAppDto } from './dto/platform.dto';
 import type { PlatformSession } from './sessions.service';
 import { VersionsService } from './versions.service';
+import { ApiRoute } from '../openapi/api-route.decorator';
 
 /** Apps and version publishing (CONTRACT.md §3, §7); builders and administrators. */
 @Controller('api/apps')
@@ -14,30 +15,57 @@ export class AppsController {
   ) {}
 
   /** `POST /api/apps` → `201 {id, name, address, domain}`. */
+  @ApiRoute({
+    summary: 'Create an app',
+    description: 'With an empty main version.',
+    ok: { status: 201, description: 'The app', schema: 'App' },
+    errors: [400, 409, 415],
+  })
   @Post()
   create(@Body() body: CreateAppDto): Promise<AppView> {
     return this.apps.create(body.name, body.address);
   }
 
   /** `GET /api/apps`. */
+  @ApiRoute({
+    summary: 'List apps',
+    ok: { description: 'Every app, oldest first', schema: ['App'] },
+    errors: [],
+  })
   @Get()
   list(): Promise<AppView[]> {
     return this.apps.list();
   }
 
   /** `GET /api/apps/:appId`. */
+  @ApiRoute({
+    summary: 'Read an app',
+    ok: { description: 'The app', schema: 'App' },
+    errors: [404],
+  })
   @Get(':appId')
   get(@Param('appId') appId: string): Promise<AppView> {
     return this.apps.get(appId);
   }
 
   /** `PATCH /api/apps/:appId` `{name?, domain?}`. */
+  @ApiRoute({
+    summary: 'Rename an app or set its domain',
+    ok: { description: 'The app', schema: 'App' },
+    errors: [400, 404, 409, 415],
+  })
   @Patch(':appId')
   update(@Param('appId') appId: string, @Body() body: UpdateAppDto): Promise<AppView> {
     return this.apps.update(appId, body);
   }
 
   /** `POST /api/apps/:appId/versions/publish`: the caller's working version becomes main. */
+  @ApiRoute({
+    summary: 'Publish your working version',
+    description: "The caller's working version becomes the app's main version.",
+    ok: { description: 'The new main revision', schema: 'Revision' },
+    errors: [404, 409],
+  })
   @Post(':appId/versions/publish')
   @HttpCode(200)
   async publish(

@@ -7,6 +7,7 @@ import { Access } from './access.decorator';
 import { AccountsService, AccountView } from './accounts.service';
 import { CreateAccountDto, LoginDto } from './dto/platform.dto';
 import { SESSION_COOKIE, SESSION_TTL_SECONDS, SessionsService } from './sessions.service';
+import { ApiRoute } from '../openapi/api-route.decorator';
 
 /** Platform sign-in and account administration (CONTRACT.md §2). */
 @Controller('api')
@@ -19,6 +20,14 @@ export class AuthController {
   ) {}
 
   /** `POST /api/auth/login` → `200 {token, account}` and an HttpOnly, SameSite=Strict cookie. */
+  @ApiRoute({
+    summary: 'Sign in to the platform',
+    description:
+      'Answers the session token and sets the HttpOnly, SameSite=Strict `tg_session` cookie. Attempts are limited per account and per client address.',
+    ok: { description: 'Signed in', schema: 'Session' },
+    errors: [400, 401, 415, 429],
+    access: 'public',
+  })
   @Post('auth/login')
   @Access('public')
   @HttpCode(200)
@@ -41,6 +50,13 @@ export class AuthController {
   }
 
   /** `POST /api/auth/logout`: clears the session cookie (same attributes) → `204`. */
+  @ApiRoute({
+    summary: 'Sign out',
+    description: 'Clears the session cookie.',
+    ok: { status: 204, description: 'Signed out' },
+    errors: [403],
+    access: 'public',
+  })
   @Post('auth/logout')
   @Access('public')
   @HttpCode(204)
@@ -54,6 +70,12 @@ export class AuthController {
   }
 
   /** `POST /api/admin/accounts` (administrators) → `201` account. */
+  @ApiRoute({
+    summary: 'Create a platform account',
+    ok: { status: 201, description: 'The account', schema: 'Account' },
+    errors: [400, 409, 415],
+    access: 'admin',
+  })
   @Post('admin/accounts')
   @Access('admin')
   createAccount(@Body() body: CreateAccountDto): Promise<AccountView> {

@@ -5,6 +5,7 @@ import type { PlatformSession } from '../platform/sessions.service';
 import type { TableApiDefinition } from '../platform/version-definition';
 import { CreateTableApiDto, UpdateTableApiDto } from './dto/table-api.dto';
 import { TableApisService } from './table-apis.service';
+import { ApiRoute } from '../openapi/api-route.decorator';
 
 /** Table APIs of an app (CONTRACT.md §3); builders and administrators, in their working version. */
 @Controller('api/apps/:appId/apis')
@@ -15,6 +16,11 @@ export class TableApisController {
   ) {}
 
   /** `POST …/apis` → `201 {id, name, status: "draft", …}`. */
+  @ApiRoute({
+    summary: 'Create a Table API (draft)',
+    ok: { status: 201, description: 'The Table API', schema: 'TableApi' },
+    errors: [400, 404, 409, 415],
+  })
   @Post()
   async create(
     @Param('appId') appId: string,
@@ -26,6 +32,11 @@ export class TableApisController {
   }
 
   /** `GET …/apis`. */
+  @ApiRoute({
+    summary: "List an app's Table APIs",
+    ok: { description: 'Table APIs of your working version', schema: ['TableApi'] },
+    errors: [404],
+  })
   @Get()
   async list(
     @Param('appId') appId: string,
@@ -36,6 +47,11 @@ export class TableApisController {
   }
 
   /** `GET …/apis/:apiId`. */
+  @ApiRoute({
+    summary: 'Read a Table API',
+    ok: { description: 'The Table API', schema: 'TableApi' },
+    errors: [404],
+  })
   @Get(':apiId')
   async get(
     @Param('appId') appId: string,
@@ -47,6 +63,11 @@ export class TableApisController {
   }
 
   /** `PATCH …/apis/:apiId`. */
+  @ApiRoute({
+    summary: 'Change a Table API',
+    ok: { description: 'The Table API', schema: 'TableApi' },
+    errors: [400, 404, 409, 415],
+  })
   @Patch(':apiId')
   async update(
     @Param('appId') appId: string,
@@ -59,6 +80,11 @@ export class TableApisController {
   }
 
   /** `DELETE …/apis/:apiId` → `204`. */
+  @ApiRoute({
+    summary: 'Delete a Table API',
+    ok: { status: 204, description: 'Deleted' },
+    errors: [404, 409],
+  })
   @Delete(':apiId')
   @HttpCode(204)
   async delete(
@@ -71,6 +97,12 @@ export class TableApisController {
   }
 
   /** `POST …/apis/:apiId/publish` → `{status: "published"}`; `400` without a table or an active action. */
+  @ApiRoute({
+    summary: 'Publish a Table API',
+    description: 'Needs a table and at least one active action.',
+    ok: { description: 'Published', schema: 'Published' },
+    errors: [400, 404, 409],
+  })
   @Post(':apiId/publish')
   @HttpCode(200)
   async publish(

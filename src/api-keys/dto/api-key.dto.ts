@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   Allow,
@@ -14,19 +15,66 @@ import {
 
 /** One entry of a key's scope: an app, and `"all"` or a list of Table API ids. */
 export class ScopeEntryDto {
-  @IsString() appId: string;
+  @ApiProperty({
+    description: 'Id of an app the key may call; the app must exist.',
+    example: '0b8e5c1e-6a55-4c1d-9c4e-2f7d3a1b9e10',
+  })
+  @IsString()
+  appId: string;
   /** `"all"` or `["<apiId>", …]`; checked by the service (class-validator has no union). */
-  @Allow() endpoints: 'all' | string[];
+  @ApiProperty({
+    description:
+      'Table APIs of that app the key may call: the string "all" for every published API, or a list of Table API ids.',
+    oneOf: [
+      { type: 'string', enum: ['all'] },
+      { type: 'array', items: { type: 'string' } },
+    ],
+    example: 'all',
+  })
+  @Allow()
+  endpoints: 'all' | string[];
 }
 
 /** `POST /api/admin/api-keys` body (CONTRACT.md §5). */
 export class CreateApiKeyDto {
-  @IsString() @Length(1, 200) name: string;
+  @ApiProperty({
+    description: 'Name of the key, 1 to 200 characters.',
+    minLength: 1,
+    maxLength: 200,
+    example: 'Shop front-end',
+  })
+  @IsString()
+  @Length(1, 200)
+  name: string;
+  @ApiProperty({
+    description: 'Apps and Table APIs the key may call, at least one entry; fixed at creation.',
+    type: () => [ScopeEntryDto],
+    minItems: 1,
+  })
   @IsArray()
   @ArrayNotEmpty()
   @ValidateNested({ each: true })
   @Type(() => ScopeEntryDto)
   scope: ScopeEntryDto[];
-  @IsOptional() @IsInt() @Min(1) rateLimitPerMinute?: number;
-  @IsOptional() @IsDateString() expiresAt?: string;
+  @ApiPropertyOptional({
+    description:
+      'Requests-per-minute ceiling of the key, any positive integer; defaults to API_KEY_RATE_LIMIT_PER_MINUTE (600 unless configured).',
+    type: 'integer',
+    minimum: 1,
+    example: 600,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  rateLimitPerMinute?: number;
+  @ApiPropertyOptional({
+    description:
+      'Expiry as an ISO 8601 date-time, which must be in the future; when omitted the key never expires.',
+    type: String,
+    format: 'date-time',
+    example: '2030-01-01T00:00:00.000Z',
+  })
+  @IsOptional()
+  @IsDateString()
+  expiresAt?: string;
 }

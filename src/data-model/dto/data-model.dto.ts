@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayNotEmpty,
   IsArray,
@@ -11,23 +12,76 @@ import {
 
 /** `POST /api/apps/:appId/datasources` body (CONTRACT.md §3). */
 export class CreateDatasourceDto {
-  @IsString() @Length(1, 200) name: string;
-  @IsIn(['postgres', 'mysql', 'mssql', 'sqlite']) type: string;
-  @IsString() @Length(1, 2000) url: string;
+  @ApiProperty({
+    description: 'Name of the datasource, 1 to 200 characters.',
+    minLength: 1,
+    maxLength: 200,
+    example: 'Sales database',
+  })
+  @IsString()
+  @Length(1, 200)
+  name: string;
+  @ApiProperty({
+    description: 'Database engine of the datasource: postgres, mysql, mssql or sqlite.',
+    enum: ['postgres', 'mysql', 'mssql', 'sqlite'],
+    example: 'postgres',
+  })
+  @IsIn(['postgres', 'mysql', 'mssql', 'sqlite'])
+  type: string;
+  @ApiProperty({
+    description:
+      'Connection URL, 1 to 2000 characters, tried before it is saved and never echoed back.',
+    minLength: 1,
+    maxLength: 2000,
+    example: 'postgres://reader:secret@db.example.com:5432/sales',
+  })
+  @IsString()
+  @Length(1, 2000)
+  url: string;
 }
 
 /** `POST /api/apps/:appId/model/import` body. */
 export class ImportTablesDto {
-  @IsString() datasourceId: string;
-  @IsArray() @ArrayNotEmpty() @IsString({ each: true }) tables: string[];
+  @ApiProperty({
+    description: 'Id of the app datasource to import the tables from.',
+    example: '0b8e5c1e-6a55-4c1d-9c4e-2f7d3a1b9e10',
+  })
+  @IsString()
+  datasourceId: string;
+  @ApiProperty({
+    description:
+      'Tables of the live database to import (or refresh), at least one, each as "schema.table".',
+    type: [String],
+    minItems: 1,
+    example: ['public.customers', 'public.orders'],
+  })
+  @IsArray()
+  @ArrayNotEmpty()
+  @IsString({ each: true })
+  tables: string[];
 }
 
 /** `PATCH /api/apps/:appId/model/tables/:table` body. */
 export class UpdateModelTableDto {
-  @IsOptional() @IsBoolean() active?: boolean;
+  @ApiPropertyOptional({
+    description: 'True activates the model table; false deactivates it, so it leaves the schema.',
+    example: true,
+  })
+  @IsOptional()
+  @IsBoolean()
+  active?: boolean;
 }
 
 /** `PATCH /api/apps/:appId/model/tables/:table/fields/:field` body: an enum name, or null for text. */
 export class UpdateModelFieldDto {
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() enum?: string | null;
+  @ApiPropertyOptional({
+    description: 'Name of a model enum the field takes its values from, or null for plain text.',
+    type: String,
+    nullable: true,
+    example: 'OrderStatus',
+  })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsString()
+  enum?: string | null;
 }

@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsEmail,
   IsIn,
@@ -14,15 +15,44 @@ const EMAIL = { require_tld: false } as const;
 
 /** `POST /api/auth/login` body. */
 export class LoginDto {
-  @IsEmail(EMAIL) email: string;
-  @IsString() password: string;
+  @ApiProperty({
+    description:
+      'Email address of the account; a local address such as admin@localhost is accepted.',
+    format: 'email',
+    example: 'admin@localhost',
+  })
+  @IsEmail(EMAIL)
+  email: string;
+  @ApiProperty({ description: 'Password of the account.', example: 'change-me-now' })
+  @IsString()
+  password: string;
 }
 
 /** `POST /api/admin/accounts` body. */
 export class CreateAccountDto {
-  @IsEmail(EMAIL) email: string;
-  @IsString() @MinLength(8) password: string;
-  @IsIn(['admin', 'builder']) role: 'admin' | 'builder';
+  @ApiProperty({
+    description:
+      'Email address of the new account; a local address such as admin@localhost is accepted.',
+    format: 'email',
+    example: 'builder@example.com',
+  })
+  @IsEmail(EMAIL)
+  email: string;
+  @ApiProperty({
+    description: 'Password of the new account, at least 8 characters.',
+    minLength: 8,
+    example: 'correct-horse-battery',
+  })
+  @IsString()
+  @MinLength(8)
+  password: string;
+  @ApiProperty({
+    description: 'Role of the new account: admin (also a builder) or builder.',
+    enum: ['admin', 'builder'],
+    example: 'builder',
+  })
+  @IsIn(['admin', 'builder'])
+  role: 'admin' | 'builder';
 }
 
 /** Host name rule for an app's own domain (RFC 1123 labels, at least one dot). */
@@ -30,14 +60,48 @@ export const DOMAIN_PATTERN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?
 
 /** `POST /api/apps` body (CONTRACT.md §3). */
 export class CreateAppDto {
-  @IsString() @Length(1, 200) name: string;
+  @ApiProperty({
+    description: 'Name of the app, 1 to 200 characters.',
+    minLength: 1,
+    maxLength: 200,
+    example: 'Shop',
+  })
+  @IsString()
+  @Length(1, 200)
+  name: string;
+  @ApiProperty({
+    description:
+      'Unique address of the app in its GraphQL URL, 2 to 63 characters of a-z, 0-9 and -.',
+    pattern: '^[a-z0-9-]{2,63}$',
+    minLength: 2,
+    maxLength: 63,
+    example: 'shop',
+  })
   @Matches(/^[a-z0-9-]{2,63}$/, { message: 'address must be 2–63 characters of a-z, 0-9 and -' })
   address: string;
 }
 
 /** `PATCH /api/apps/:appId` body. */
 export class UpdateAppDto {
-  @IsOptional() @IsString() @Length(1, 200) name?: string;
+  @ApiPropertyOptional({
+    description: 'New name of the app, 1 to 200 characters.',
+    minLength: 1,
+    maxLength: 200,
+    example: 'Shop',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  name?: string;
+  @ApiPropertyOptional({
+    description:
+      "The app's own domain, a lower-case host name with at least one dot (RFC 1123 labels), or null to remove it.",
+    type: String,
+    nullable: true,
+    pattern: DOMAIN_PATTERN,
+    maxLength: 253,
+    example: 'shop.example.com',
+  })
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
   @Matches(DOMAIN_PATTERN, { message: 'domain must be a host name such as shop.example.com' })

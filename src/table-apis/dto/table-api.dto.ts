@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   IsBoolean,
@@ -10,20 +11,76 @@ import {
 } from 'class-validator';
 import type { FieldsTree } from '../../platform/version-definition';
 
+/** Description of the included-fields tree, shared by the create and update bodies. */
+const FIELDS_TREE =
+  'Included-fields tree: each key a field name, its value `true` for a column, a nested tree for a navigation field (to any depth)';
+
+/** Description of a Table API name, shared by the create and update bodies. */
+const NAME =
+  'base name of the GraphQL operations (getCustomers, CustomersFilter): a letter, then up to 62 letters, digits or _.';
+
 /** The four actions, each on or off. */
 export class ActionsDto {
-  @IsBoolean() select: boolean;
-  @IsBoolean() insert: boolean;
-  @IsBoolean() update: boolean;
-  @IsBoolean() delete: boolean;
+  @ApiProperty({
+    description: 'True exposes the select action (get<Base> and count<Base> queries).',
+    example: true,
+  })
+  @IsBoolean()
+  select: boolean;
+  @ApiProperty({
+    description: 'True exposes the insert action (add<Base> mutation).',
+    example: true,
+  })
+  @IsBoolean()
+  insert: boolean;
+  @ApiProperty({
+    description: 'True exposes the update action (update<Base> mutation).',
+    example: false,
+  })
+  @IsBoolean()
+  update: boolean;
+  @ApiProperty({
+    description: 'True exposes the delete action (delete<Base> mutation).',
+    example: false,
+  })
+  @IsBoolean()
+  delete: boolean;
 }
 
 /** Public switches: any subset of the four actions. */
 export class PublicActionsDto {
-  @IsOptional() @IsBoolean() select?: boolean;
-  @IsOptional() @IsBoolean() insert?: boolean;
-  @IsOptional() @IsBoolean() update?: boolean;
-  @IsOptional() @IsBoolean() delete?: boolean;
+  @ApiPropertyOptional({
+    description: 'True lets anonymous callers use the select action; defaults to false.',
+    default: false,
+    example: true,
+  })
+  @IsOptional()
+  @IsBoolean()
+  select?: boolean;
+  @ApiPropertyOptional({
+    description: 'True lets anonymous callers use the insert action; defaults to false.',
+    default: false,
+    example: false,
+  })
+  @IsOptional()
+  @IsBoolean()
+  insert?: boolean;
+  @ApiPropertyOptional({
+    description: 'True lets anonymous callers use the update action; defaults to false.',
+    default: false,
+    example: false,
+  })
+  @IsOptional()
+  @IsBoolean()
+  update?: boolean;
+  @ApiPropertyOptional({
+    description: 'True lets anonymous callers use the delete action; defaults to false.',
+    default: false,
+    example: false,
+  })
+  @IsOptional()
+  @IsBoolean()
+  delete?: boolean;
 }
 
 /** API base names become GraphQL names (`getCustomers`, `CustomersFilter`). */
@@ -31,25 +88,100 @@ export const API_NAME = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
 
 /** `POST /api/apps/:appId/apis` body (CONTRACT.md §3). */
 export class CreateTableApiDto {
+  @ApiProperty({
+    description: `Unique name of the API, the ${NAME}`,
+    pattern: API_NAME,
+    minLength: 1,
+    maxLength: 63,
+    example: 'customers',
+  })
   @Matches(API_NAME, {
     message: 'name must start with a letter and hold only letters, digits and _ (at most 63)',
   })
   name: string;
-  @IsString() @Length(1, 200) table: string;
-  @ValidateNested() @Type(() => ActionsDto) actions: ActionsDto;
-  @IsOptional() @ValidateNested() @Type(() => PublicActionsDto) public?: PublicActionsDto;
-  @IsOptional() @IsObject() fields?: FieldsTree;
+  @ApiProperty({
+    description: 'Name of the model table the API exposes, 1 to 200 characters.',
+    minLength: 1,
+    maxLength: 200,
+    example: 'customers',
+  })
+  @IsString()
+  @Length(1, 200)
+  table: string;
+  @ApiProperty({
+    description: 'The four actions of the API, each switched on or off.',
+    type: () => ActionsDto,
+  })
+  @ValidateNested()
+  @Type(() => ActionsDto)
+  actions: ActionsDto;
+  @ApiPropertyOptional({
+    description: 'Actions anonymous callers may use; an omitted action is not public.',
+    type: () => PublicActionsDto,
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => PublicActionsDto)
+  public?: PublicActionsDto;
+  @ApiPropertyOptional({
+    description: `${FIELDS_TREE}; when omitted, every column of the table and no navigation.`,
+    type: 'object',
+    additionalProperties: true,
+    example: { id: true, name: true, orders: { id: true, total: true } },
+  })
+  @IsOptional()
+  @IsObject()
+  fields?: FieldsTree;
 }
 
 /** `PATCH /api/apps/:appId/apis/:apiId` body: any field of the create body. */
 export class UpdateTableApiDto {
+  @ApiPropertyOptional({
+    description: `New unique name of the API, the ${NAME}`,
+    pattern: API_NAME,
+    minLength: 1,
+    maxLength: 63,
+    example: 'customers',
+  })
   @IsOptional()
   @Matches(API_NAME, {
     message: 'name must start with a letter and hold only letters, digits and _ (at most 63)',
   })
   name?: string;
-  @IsOptional() @IsString() @Length(1, 200) table?: string;
-  @IsOptional() @ValidateNested() @Type(() => ActionsDto) actions?: ActionsDto;
-  @IsOptional() @ValidateNested() @Type(() => PublicActionsDto) public?: PublicActionsDto;
-  @IsOptional() fields?: FieldsTree | null;
+  @ApiPropertyOptional({
+    description: 'Name of the model table the API exposes, 1 to 200 characters.',
+    minLength: 1,
+    maxLength: 200,
+    example: 'customers',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  table?: string;
+  @ApiPropertyOptional({
+    description: 'The four actions of the API, each switched on or off; replaces all four.',
+    type: () => ActionsDto,
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ActionsDto)
+  actions?: ActionsDto;
+  @ApiPropertyOptional({
+    description:
+      'Actions anonymous callers may use, replacing the old switches; an omitted action is not public.',
+    type: () => PublicActionsDto,
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => PublicActionsDto)
+  public?: PublicActionsDto;
+  @ApiPropertyOptional({
+    description: `${FIELDS_TREE}; null means every column of the table and no navigation.`,
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    example: { id: true, name: true, orders: { id: true, total: true } },
+  })
+  @IsOptional()
+  fields?: FieldsTree | null;
 }

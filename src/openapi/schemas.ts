@@ -1,0 +1,185 @@
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { ErrorCode } from '../common/domain-error';
+
+/**
+ * JSON Schemas of what the REST routes answer (CONTRACT.md §2–§5), for the OpenAPI document.
+ * Request bodies are described by the DTO classes' own `@ApiProperty` decorators; answers are
+ * plain interfaces in the services (they vanish at run time), so their shapes are written here,
+ * once, next to nothing else.
+ */
+
+const str = (description?: string): SchemaObject => ({ type: 'string', description });
+const nullableStr = (description?: string): SchemaObject => ({
+  type: 'string',
+  nullable: true,
+  description,
+});
+const bool = (description?: string): SchemaObject => ({ type: 'boolean', description });
+const object = (properties: Record<string, SchemaObject>, description?: string): SchemaObject => ({
+  type: 'object',
+  description,
+  required: Object.keys(properties).filter((name) => !properties[name].nullable),
+  properties,
+});
+const list = (items: SchemaObject): SchemaObject => ({ type: 'array', items });
+
+/** Every REST refusal (`HttpErrorFilter`). */
+export const ERROR_BODY = object({
+  statusCode: { type: 'integer', description: 'The HTTP status again' },
+  code: {
+    type: 'string',
+    enum: Object.values(ErrorCode),
+    description: 'Stable machine-readable code; absent on framework-level refusals',
+  },
+  message: str('What went wrong and what to change, in plain words'),
+  details: { ...list(str()), description: 'Every problem, one per entry (e.g. each bad field)' },
+});
+ERROR_BODY.required = ['statusCode', 'message'];
+
+const actions = (description: string) =>
+  object({ select: bool(), insert: bool(), update: bool(), delete: bool() }, description);
+
+/** Named schemas, registered as `components.schemas` and referenced as `#/components/schemas/<name>`. */
+export const SCHEMAS: Record<string, SchemaObject> = {
+  Error: ERROR_BODY,
+  Account: object({
+    id: str(),
+    email: str(),
+    role: { type: 'string', enum: ['admin', 'builder'] },
+  }),
+  Session: object({
+    token: str(
+      'Platform session token: send as `Authorization: Bearer <token>` (or use the cookie)',
+    ),
+    account: { $ref: '#/components/schemas/Account' } as SchemaObject,
+  }),
+  App: object({
+    id: str(),
+    name: str(),
+    address: str('`/api/graphql/<address>`'),
+    domain: nullableStr("The app's own host name, or null"),
+  }),
+  Datasource: object({
+    id: str(),
+    name: str(),
+    type: { type: 'string', enum: ['postgres', 'mysql', 'mssql', 'sqlite'] },
+  }),
+  TableRef: object({ schema: nullableStr('null on SQLite and MySQL/MariaDB'), name: str() }),
+  ModelField: object({
+    name: str(),
+    dbType: str("The database's own type, as declared"),
+    kind: str(
+      'How the service treats the value (text, int, bigint, decimal, date, json, binary, …)',
+    ),
+    nullable: bool(),
+    hasDefault: bool(),
+    generated: bool(),
+    computed: bool(),
+    maxLength: { type: 'integer', nullable: true },
+    enum: nullableStr('The app enum assigned to the field, or null'),
+    primaryKey: bool(),
+  }),
+  Relation: object({
+    name: str('The navigation field name'),
+    kind: { type: 'string', enum: ['manyToOne', 'oneToMany'] },
+    from: str(),
+    to: str(),
+    fromColumn: str(),
+    toColumn: str(),
+    fkColumn: str(),
+  }),
+  ModelTable: object({
+    name: str('Model name: the table name, or `<schema>_<table>` when two share it'),
+    schema: nullableStr(),
+    dbName: str(),
+    active: bool('Deactivated tables leave the GraphQL schema'),
+    primaryKey: list(str()),
+    fields: list({ $ref: '#/components/schemas/ModelField' } as SchemaObject),
+    relations: list({ $ref: '#/components/schemas/Relation' } as SchemaObject),
+  }),
+  ModelGroup: object({
+    datasource: object({ id: str(), name: str() }),
+    tables: list({ $ref: '#/components/schemas/ModelTable' } as SchemaObject),
+  }),
+  Enum: object({
+    name: str(),
+    description: nullableStr(),
+    values: list(object({ value: str(), label: nullableStr(), color: nullableStr() })),
+  }),
+  TableApi: object({
+    id: str(),
+    name: str(
+      'Base name: operations are get<Base>, count<Base>, add<Base>, update<Base>, delete<Base>',
+    ),
+    table: str('Model table name'),
+    actions: actions('Which operations exist'),
+    public: actions('Which operations anonymous callers may use'),
+    fields: {
+      type: 'object',
+      nullable: true,
+      additionalProperties: true,
+      description:
+        'Included-fields tree: `{"<column>": true, "<navigation>": {<tree>}}`, to any depth; null = every column, no navigation',
+    },
+    status: { type: 'string', enum: ['draft', 'published'] },
+    createdAt: str(),
+    updatedAt: str(),
+  }),
+  ApiKey: object({
+    id: str(),
+    name: str(),
+    prefix: str('The first 12 characters; the key itself is shown once, at creation'),
+    scope: list(
+      object({
+        appId: str(),
+        endpoints: {
+          oneOf: [{ type: 'string', enum: ['all'] }, list(str('Table API id'))],
+        } as SchemaObject,
+      }),
+    ),
+    status: { type: 'string', enum: ['active', 'revoked'] },
+    lastUsedAt: nullableStr('Accurate to within a minute; null when never used'),
+    rateLimitPerMinute: { type: 'integer' },
+    expiresAt: nullableStr(),
+  }),
+  CreatedApiKey: {
+    allOf: [
+      { $ref: '#/components/schemas/ApiKey' },
+      object({ key: str('The whole key: shown in this answer only, never again') }),
+    ],
+  } as SchemaObject,
+  AppUser: object({
+    id: str(),
+    email: str(),
+    roles: list(str()),
+    attributes: { type: 'object', additionalProperties: true },
+    disabled: bool(),
+  }),
+  AppUserSession: object({
+    token: str("Send as `Authorization: Bearer <token>` to this app's GraphQL endpoint only"),
+  }),
+  Permissions: {
+    type: 'object',
+    description: 'Row rules by role: `{"<role>": {"tables": {"<table>": {"where": <filter>}}}}`',
+    additionalProperties: true,
+  },
+  Revision: object({ revision: { type: 'integer' } }),
+  Published: object({ status: { type: 'string', enum: ['published'] } }),
+  Revoked: object({ status: { type: 'string', enum: ['revoked'] } }),
+  Health: object({
+    status: { type: 'string', enum: ['ok', 'unavailable'] },
+    checks: object({
+      metadata: { type: 'string', enum: ['ok', 'down'] },
+      redis: { type: 'string', enum: ['ok', 'down'], nullable: true },
+    }),
+  }),
+};
+
+/** A reference to one of {@link SCHEMAS}, or a list of them with `[name]`. */
+export function schemaRef(name: string | [string]): SchemaObject {
+  const one = (n: string) => {
+    if (!SCHEMAS[n]) throw new TypeError(`No OpenAPI schema named ${n}`);
+    return { $ref: `#/components/schemas/${n}` } as SchemaObject;
+  };
+  return typeof name === 'string' ? one(name) : list(one(name[0]));
+}
