@@ -19,8 +19,29 @@ export interface NavigationNode {
  * fields. Carries everything resolvers and the planner need, computed once per schema.
  */
 export interface RowNode {
-  /** GraphQL type name: `<Base>`, nested `<Base>_<nav>_<nav>…`. */
+  /**
+   * GraphQL name of the node's row type; its filter and order inputs are `<typeName>Filter` and
+   * `<typeName>Order`. Given by {@link nameRowTypes}, once per schema build:
+   * - a root node: the API's `<Base>` (CONTRACT.md §6);
+   * - a nested node: the name of the first node with the same {@link RowNode.shape} (a root
+   *   node's `<Base>` before any nested one), else its table's name ({@link tableTypeName}:
+   *   `albums` → `Albums`), suffixed `_2`, `_3`, … when another field set already holds it.
+   *
+   * Nodes of one shape thus share one GraphQL type, so `__typename` is the same wherever an entity
+   * appears with those fields (a client's normalized cache, keyed by `__typename` and key, sees
+   * `updateAlbums` refresh `getArtists { albums }`), and names stay as short as the table's.
+   */
   typeName: string;
+  /**
+   * Canonical shape: the table, the included columns and, recursively, the navigations with
+   * their shapes, each list sorted; e.g. `"albums"(id,title)` or
+   * `"artists"(id,name){albums:"albums"(id,title)}` (the table name as a JSON string, since it
+   * may hold any character; column and navigation names are GraphQL names). Two nodes with equal
+   * shapes have identical row, filter and order types, and equivalent resolvers: everything the
+   * schema builder and the resolvers read of a node (columns, navigations, key columns) follows
+   * from its table and these names. Computed once, when the node is built.
+   */
+  readonly shape: string;
   table: ModelTable;
   /** Included columns, in table order. */
   columns: ModelColumn[];
@@ -29,16 +50,44 @@ export interface RowNode {
   isKey(column: string): boolean;
 }
 
+/** A Table API and its row-type tree. */
+export interface ApiTree {
+  api: TableApiDefinition;
+  node: RowNode;
+}
+
 /** `customers` → `Customers` (CONTRACT.md §6). */
 export function baseName(apiName: string): string {
   return apiName.charAt(0).toUpperCase() + apiName.slice(1);
+}
+
+/**
+ * The type name a nested row of `table` starts from: the model table name with its first letter
+ * upper-cased (`albums` → `Albums`, `order_lines` → `Order_lines`). A model table name may hold
+ * any character, so characters outside GraphQL names become `_`, and a name GraphQL would refuse
+ * at the start (a digit, or `__`, reserved for introspection) gets a leading `T`.
+ */
+export function tableTypeName(table: string): string {
+  const name = table.replace(/[^_0-9A-Za-z]/g, '_');
+  return baseName(/^(\d|__)/.test(name) ? `T${name}` : name);
+}
+
+/** The GraphQL names a row type mints: the row, its filter and its order input. */
+export function rowTypeNames(typeName: string): [string, string, string] {
+  return [typeName, `${typeName}Filter`, `${typeName}Order`];
+}
+
+function shapeOf(table: ModelTable, columns: ModelColumn[], navigations: NavigationNode[]): string {
+  const names = columns.map((c) => c.name).sort();
+  // Navigation names are unique on a table: sorted entries give one text for one set.
+  const navs = navigations.map((n) => `${n.navigation.name}:${n.node.shape}`).sort();
+  return `${JSON.stringify(table.name)}(${names.join(',')})${navs.length ? `{${navs.join(',')}}` : ''}`;
 }
 
 function buildNode(
   def: VersionDefinition,
   table: ModelTable,
   tree: FieldsTree | null,
-  typeName: string,
   forced: Set<string>,
 ): RowNode {
   const included = (c: ModelColumn) => tree === null || tree[c.name] === true || forced.has(c.name);
@@ -50,28 +99,97 @@ function buildNode(
       if (!sub || sub === true || !GRAPHQL_NAME.test(navigation.name)) continue;
       const target = def.tables.find((t) => t.name === navigation.to && t.active);
       if (!target) continue;
-      navigations.push({
-        navigation,
-        node: buildNode(def, target, sub, `${typeName}_${navigation.name}`, new Set()),
-      });
+      navigations.push({ navigation, node: buildNode(def, target, sub, new Set()) });
     }
   }
   // Decided once per schema: the planner asks for every filter and write value.
   const ids = new Set(table.columns.filter((c) => isIdColumn(table, c.name)).map((c) => c.name));
-  return { typeName, table, columns, navigations, isKey: (c) => ids.has(c) };
+  return {
+    // Given by nameRowTypes() once every tree of the schema is built.
+    typeName: '',
+    shape: shapeOf(table, columns, navigations),
+    table,
+    columns,
+    navigations,
+    isKey: (c) => ids.has(c),
+  };
+}
+
+/** The tree of one API, its nodes not yet named. */
+function unnamedTree(def: VersionDefinition, api: TableApiDefinition): RowNode | null {
+  const table = def.tables.find((t) => t.name === api.table && t.active);
+  if (!table) return null;
+  const forced = new Set<string>(
+    api.actions.insert || api.actions.update ? requiredColumns(table).map((c) => c.name) : [],
+  );
+  return buildNode(def, table, api.fields, forced);
+}
+
+/**
+ * Names the row types of a schema's trees (see {@link RowNode.typeName}). Root nodes first, in
+ * the order given: each is its API's `<Base>`, and the first root of a shape lends its name to the
+ * nested nodes of that shape. Then the nested nodes, tree after tree, depth first in navigation
+ * order: a shape seen before reuses its name; a new one takes its table's name, or the first of
+ * `<Table>_2`, `<Table>_3`, … whose row, filter and order names are all free. A name is free
+ * when no root `<Base>`, `<Base>Filter` or `<Base>Order`, no name in `reserved` (enums, built-in
+ * scalars, root types) and no earlier nested type mints it, so a nested name never clashes: only
+ * a root `<Base>` can (a DefinitionClash, found by the schema builder). Deterministic: the same
+ * definition always gives the same names.
+ */
+export function nameRowTypes(trees: ApiTree[], reserved: Iterable<string> = []): void {
+  const byShape = new Map<string, string>();
+  const taken = new Set<string>(reserved);
+  for (const { api, node } of trees) {
+    node.typeName = baseName(api.name);
+    for (const name of rowTypeNames(node.typeName)) taken.add(name);
+    if (!byShape.has(node.shape)) byShape.set(node.shape, node.typeName);
+  }
+  const free = (table: string): string => {
+    const start = tableTypeName(table);
+    for (let n = 1; ; n++) {
+      const name = n === 1 ? start : `${start}_${n}`;
+      if (rowTypeNames(name).every((minted) => !taken.has(minted))) return name;
+    }
+  };
+  const visit = (node: RowNode) => {
+    for (const { node: sub } of node.navigations) {
+      let name = byShape.get(sub.shape);
+      if (name === undefined) {
+        name = free(sub.table.name);
+        for (const minted of rowTypeNames(name)) taken.add(minted);
+        byShape.set(sub.shape, name);
+      }
+      sub.typeName = name;
+      visit(sub);
+    }
+  };
+  for (const { node } of trees) visit(node);
+}
+
+/**
+ * The row-type trees of every API of a version, in `def.apis` order, named together
+ * ({@link nameRowTypes}; `reserved`: names the schema holds whatever the APIs). APIs whose table is
+ * missing or inactive are left out.
+ */
+export function buildApiTrees(def: VersionDefinition, reserved: Iterable<string> = []): ApiTree[] {
+  const trees: ApiTree[] = [];
+  for (const api of def.apis) {
+    const node = unnamedTree(def, api);
+    if (node) trees.push({ api, node });
+  }
+  nameRowTypes(trees, reserved);
+  return trees;
 }
 
 /**
  * The row-type tree of an API from its included-fields tree (CONTRACT.md §3): omitted fields mean
  * every column and no navigation; when insert or update is active, required columns are always
  * included. Returns null when the API's table is missing or inactive. Columns whose names are not
- * GraphQL names are left out (README "Names").
+ * GraphQL names are left out (README "Names"). Its types are named as if it were the version's
+ * only API; a schema names every API's tree together with {@link buildApiTrees}.
  */
 export function buildApiTree(def: VersionDefinition, api: TableApiDefinition): RowNode | null {
-  const table = def.tables.find((t) => t.name === api.table && t.active);
-  if (!table) return null;
-  const forced = new Set<string>(
-    api.actions.insert || api.actions.update ? requiredColumns(table).map((c) => c.name) : [],
-  );
-  return buildNode(def, table, api.fields, baseName(api.name), forced);
+  const node = unnamedTree(def, api);
+  if (node) nameRowTypes([{ api, node }]);
+  return node;
 }

@@ -172,10 +172,10 @@ describe('the hand-written model as an API tree', () => {
   it('has the expected row types and key columns', () => {
     expect(customersNode.typeName).toBe('Customers');
     expect(customersNode.navigations.map((n) => [n.navigation.name, n.node.typeName])).toEqual([
-      ['orders', 'Customers_orders'],
+      ['orders', 'Orders'],
     ]);
     expect(customersNode.navigations[0].node.navigations.map((n) => n.node.typeName)).toEqual([
-      'Customers_orders_customer',
+      'Customer',
     ]);
     expect(ordersNode.isKey('customer_id')).toBe(true);
     expect(ordersNode.isKey('status')).toBe(false);

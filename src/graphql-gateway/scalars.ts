@@ -255,3 +255,20 @@ export function filterInputOf(kind: ColumnKind, isKey: boolean): GraphQLInputObj
   const name = scalarOf(kind).name as keyof typeof FILTERS;
   return FILTERS[name] ?? FILTERS.String;
 }
+
+/**
+ * Names of the module-level types above (scalars, `SortDirection`, column operator inputs), which
+ * any schema may hold: a nested row type is never named like one of them (`api-tree.ts`).
+ */
+export const SHARED_TYPE_NAMES: readonly string[] = [
+  BigIntScalar,
+  DecimalScalar,
+  DateScalar,
+  DateTimeScalar,
+  LocalDateTimeScalar,
+  TimeScalar,
+  JSONScalar,
+  Base64Scalar,
+  SortDirection,
+  ...Object.values(FILTERS),
+].map((t) => t.name);

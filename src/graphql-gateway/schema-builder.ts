@@ -22,10 +22,10 @@ import type {
   VersionDefinition,
 } from '../platform/version-definition';
 import type { Permissions } from '../app-access/row-rules';
-import { baseName, buildApiTree, RowNode } from './api-tree';
+import { baseName, buildApiTrees, RowNode } from './api-tree';
 import type { AudienceView } from './request/audience';
 import type { GatewayContext } from './gateway-context';
-import { filterInputOf, isOrderable, scalarOf, SortDirection } from './scalars';
+import { filterInputOf, isOrderable, scalarOf, SHARED_TYPE_NAMES, SortDirection } from './scalars';
 import {
   addResolver,
   countResolver,
@@ -109,7 +109,14 @@ const BUILT_IN_NAMES = [
   'SortDirection',
 ];
 
-/** The row, filter and order types of one row node, built once and shared by every audience. */
+/**
+ * The row, filter and order types of the row nodes, built once and shared by every audience.
+ * Types are cached by `node.typeName`: the nodes of one name have one shape (`api-tree.ts`,
+ * `nameRowTypes()`), so they share one row, filter and order type. Each type is claimed by its
+ * kind and shape (`row <shape>`), so nodes sharing a type never clash with each other, while a
+ * root `<Base>` minted by a part of another kind or shape (an enum, a built-in, another API's
+ * filter) does. Two APIs of one `<Base>` clash earlier, on their operation names.
+ */
 class TypeFactory {
   /** Who minted each GraphQL name: a name minted twice by different parts is a clash. */
   private readonly owners = new Map<string, { owner: unknown; label: string }>();
@@ -168,7 +175,11 @@ class TypeFactory {
   filter(node: RowNode): GraphQLInputObjectType {
     let type = this.filters.get(node.typeName);
     if (!type) {
-      this.claim(`${node.typeName}Filter`, node, `the filter of ${this.labelOf(node)}`);
+      this.claim(
+        `${node.typeName}Filter`,
+        `filter ${node.shape}`,
+        `the filter of ${this.labelOf(node)}`,
+      );
       const self: GraphQLInputObjectType = new GraphQLInputObjectType({
         name: `${node.typeName}Filter`,
         description: `Conditions on ${node.typeName}; keys at one level combine with AND.`,
@@ -195,7 +206,11 @@ class TypeFactory {
   order(node: RowNode): GraphQLInputObjectType {
     let type = this.orders.get(node.typeName);
     if (!type) {
-      this.claim(`${node.typeName}Order`, node, `the order input of ${this.labelOf(node)}`);
+      this.claim(
+        `${node.typeName}Order`,
+        `order ${node.shape}`,
+        `the order input of ${this.labelOf(node)}`,
+      );
       type = new GraphQLInputObjectType({
         name: `${node.typeName}Order`,
         description: 'Names one column per list element; the primary key completes every order.',
@@ -218,7 +233,7 @@ class TypeFactory {
   }
 
   row(node: RowNode): GraphQLObjectType {
-    this.claim(node.typeName, node, `the row type of ${this.labelOf(node)}`);
+    this.claim(node.typeName, `row ${node.shape}`, `the row type of ${this.labelOf(node)}`);
     let type = this.objects.get(node.typeName);
     if (!type) {
       type = new GraphQLObjectType<Record<string, unknown>, GatewayContext>({
@@ -267,21 +282,25 @@ export class VersionTypes {
   constructor(def: VersionDefinition, capabilities: Map<string, Capabilities> = new Map()) {
     this.permissions = (def.permissions ?? {}) as Permissions;
     const labels = new Map<RowNode, string>();
+    const enums = new Map(def.enums.map((e) => [e.name, enumType(e)]));
     const factory = new TypeFactory(
-      new Map(def.enums.map((e) => [e.name, enumType(e)])),
+      enums,
       (node) => labels.get(node) ?? `table ${node.table.name}`,
     );
-    const operations = new Map<string, string>();
-    const operation = (name: string, api: string) => {
+    // Who mints each operation name. Compared by API, not by name: two APIs of one name (a
+    // definition no REST change can save) clash here, before any of their types is built.
+    const operations = new Map<string, TableApiDefinition>();
+    const operation = (name: string, api: TableApiDefinition) => {
       const other = operations.get(name);
       if (other && other !== api) {
-        throw new DefinitionClash(name, `API "${other}"`, `API "${api}"`);
+        throw new DefinitionClash(name, `API "${other.name}"`, `API "${api.name}"`);
       }
       operations.set(name, api);
     };
-    for (const api of def.apis) {
-      const node = buildApiTree(def, api);
-      if (!node) continue;
+    // Every API's tree, named together: nested nodes share the types of equal shapes, and their
+    // names avoid every name the schema may hold (api-tree.ts, nameRowTypes()).
+    const trees = buildApiTrees(def, [...BUILT_IN_NAMES, ...SHARED_TYPE_NAMES, ...enums.keys()]);
+    for (const { api, node } of trees) {
       const label = (n: RowNode, path: string) => {
         labels.set(n, path ? `API "${api.name}", nested ${path}` : `API "${api.name}"`);
         for (const nav of n.navigations) {
@@ -291,7 +310,7 @@ export class VersionTypes {
       label(node, '');
       const base = baseName(api.name);
       for (const prefix of ['get', 'count', 'add', 'update', 'delete'])
-        operation(`${prefix}${base}`, api.name);
+        operation(`${prefix}${base}`, api);
       const queries: ApiTypes['queries'] = {};
       const mutations: ApiTypes['mutations'] = {};
       const hasKey = node.table.primaryKey.length > 0;

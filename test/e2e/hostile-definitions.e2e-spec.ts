@@ -77,7 +77,8 @@ describe('Hostile definitions', () => {
     ['query', 'Query'],
     ['string', 'String'],
     ['sortDirection', 'SortDirection'],
-    ['customers_orders', 'Customers_orders'],
+    // Another API's generated filter name: root names still clash as before.
+    ['ordersFilter', 'OrdersFilter'],
   ])(
     'refuses an API named %s (it would mint %s) with 409 naming both sides',
     async (name, minted) => {
@@ -91,6 +92,37 @@ describe('Hostile definitions', () => {
       await serving();
     },
   );
+
+  it('never lets a nested row type clash: it takes the next free name (issue 11, item 5)', async () => {
+    // `customers.orders` has its own field set: the table's name, `Orders` being the root API's.
+    const nested = async () => {
+      const res = await run.http('POST', '/api/graphql/defs', {
+        token,
+        body: { query: '{ getCustomers(take: 1) { orders(take: 1) { __typename } } }' },
+      });
+      expect(res.body.errors).toBeUndefined();
+      return res.body.data.getCustomers[0].orders[0].__typename as string;
+    };
+    expect(await nested()).toBe('Orders_2');
+    const created: string[] = [];
+    // The old nested name is an API name like any other now; `Orders_2` moves aside for a root.
+    for (const name of ['customers_orders', 'orders_2']) {
+      const res = await run.http('POST', `/api/apps/${appId}/apis`, {
+        token,
+        body: { name, table: 'orders', actions: select, fields: { id: true, status: true } },
+      });
+      expect(res.status).toBe(201);
+      created.push(res.body.id);
+    }
+    expect(await nested()).toBe('Orders_3');
+    for (const id of created) {
+      expect((await run.http('DELETE', `/api/apps/${appId}/apis/${id}`, { token })).status).toBe(
+        204,
+      );
+    }
+    expect(await nested()).toBe('Orders_2');
+    await serving();
+  });
 
   it('refuses an enum named like a generated type, naming the API', async () => {
     const res = await run.http('POST', `/api/apps/${appId}/enums`, {

@@ -255,6 +255,30 @@ for (const dialect of CASES) {
       expect(result.countOrders).toBe(paid.length);
     });
 
+    it('names nested row types after their table and field set (issue 11, item 5)', async () => {
+      // No root API has these field sets; `Customers` and `Orders` are held by roots of other
+      // field sets, so those nested types take the next free suffix, in API then path order.
+      const result = await data(`{
+        getOrders(take: 1) { __typename customer { __typename } order_lines(take: 1) { __typename } }
+        getCustomers(take: 1) { __typename orders(take: 1) { __typename order_lines(take: 1) { __typename } } }
+      }`);
+      expect(result).toEqual({
+        getOrders: [
+          {
+            __typename: 'Orders',
+            customer: { __typename: 'Customers_2' },
+            order_lines: [{ __typename: 'Order_lines' }],
+          },
+        ],
+        getCustomers: [
+          {
+            __typename: 'Customers',
+            orders: [{ __typename: 'Orders_2', order_lines: [{ __typename: 'Order_lines_2' }] }],
+          },
+        ],
+      });
+    });
+
     it('loads each relation level with one SQL query, however many parent rows', async () => {
       const pools = run.app.get(DatasourcePoolsService);
       const before = pools.statementsExecuted;

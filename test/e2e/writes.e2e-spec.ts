@@ -170,6 +170,8 @@ for (const dialect of CASES) {
             born: true,
             created_at: true,
             books: { id: true, title: true },
+            // The field set of the root API `countries`: the nested row shares its type.
+            country_code_by_country_code: { code: true, name: true },
           },
         },
         {
@@ -255,6 +257,34 @@ for (const dialect of CASES) {
       const missing = await gql('mutation { addCountries(name: "Nowhere") { code } }');
       expect(missing.status).toBe(400);
       expect(missing.body.errors[0].message).toContain('code');
+    });
+
+    it('gives one __typename per table and field set, nested or not (issue 11, item 5)', async () => {
+      // What a normalized client cache keys rows by: the row an update returns and the same row
+      // reached through a navigation field with the same fields are one entity.
+      const { updateCountries } = await ok(
+        'mutation { updateCountries(code: "BR", name: "Brasil") { __typename code name } }',
+      );
+      expect(updateCountries).toEqual({ __typename: 'Countries', code: 'BR', name: 'Brasil' });
+      const read = await ok(`{
+        getAuthors(where: {id: {eq: 1}}) {
+          __typename
+          country_code_by_country_code { __typename code name }
+          books(take: 1) { __typename }
+        }
+        getBooks(where: {id: {eq: 1}}) { __typename author { __typename } }
+      }`);
+      expect(read).toEqual({
+        getAuthors: [
+          {
+            __typename: 'Authors',
+            country_code_by_country_code: { __typename: 'Countries', code: 'BR', name: 'Brasil' },
+            // Other field sets of a table held by a root API: the table's name and a suffix.
+            books: [{ __typename: 'Books_2' }],
+          },
+        ],
+        getBooks: [{ __typename: 'Books', author: { __typename: 'Authors_2' } }],
+      });
     });
 
     it('updates only the columns sent, empties a column sent as null, and answers null/false for a missing key', async () => {
