@@ -65,12 +65,19 @@ function cpuMs(pid) {
   }
 }
 
-/** CPU ms of every live `postgres` process. */
+/**
+ * CPU ms PostgreSQL has used so far: every live `postgres` process's own time, plus the time of
+ * the backends that have exited, which the kernel adds to their parent's (the postmaster's)
+ * cutime/cstime (proc(5)). Summing live processes alone goes down when a backend exits.
+ */
 function postgresCpuMs() {
   let total = 0;
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuMs(pid);
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      // utime, stime, cutime, cstime: fields 14–17 of proc(5), 11–14 after the name.
+      total += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * TICK_MS;
     } catch {
       /* gone */
     }
