@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
-import type { TableRef } from '../datasources/dialect';
+import type { ListedTable } from '../datasources/dialect';
 import { AppsService } from '../platform/apps.service';
 import { CurrentSession } from '../platform/current-session.decorator';
 import type { PlatformSession } from '../platform/sessions.service';
@@ -51,14 +51,14 @@ export class DataModelController {
     return this.datasources.list(appId);
   }
 
-  /** `GET …/datasources/:dsId/tables` → `[{schema, name}]` of the live database. */
+  /** `GET …/datasources/:dsId/tables` → `[{schema, name, kind}]` of the live database (`kind`: `table` | `view`). */
   @ApiRoute({
     summary: 'List importable tables of the live database',
     ok: { description: 'Tables and views', schema: ['TableRef'] },
     errors: [400, 404],
   })
   @Get('datasources/:dsId/tables')
-  async tables(@Param('appId') appId: string, @Param('dsId') dsId: string): Promise<TableRef[]> {
+  async tables(@Param('appId') appId: string, @Param('dsId') dsId: string): Promise<ListedTable[]> {
     await this.apps.get(appId);
     return this.datasources.tables(appId, dsId);
   }
@@ -66,7 +66,8 @@ export class DataModelController {
   /** `POST …/model/import` → the imported model tables. */
   @ApiRoute({
     summary: 'Import tables into the model',
-    description: 'Re-importing a table refreshes its columns.',
+    description:
+      'Re-importing a table refreshes its columns. Views and materialized views import read-only (their Table APIs offer select only).',
     ok: { status: 201, description: 'The imported model tables', schema: ['ModelTable'] },
     errors: [400, 404, 409, 415],
   })
@@ -97,9 +98,11 @@ export class DataModelController {
     return this.model.list(appId, session.accountId, search);
   }
 
-  /** `PATCH …/model/tables/:table` `{active?}`. */
+  /** `PATCH …/model/tables/:table` `{active?, primaryKey?}`. */
   @ApiRoute({
-    summary: 'Activate or deactivate a model table',
+    summary: 'Activate or deactivate a model table, or choose its key',
+    description:
+      '`primaryKey` names the key columns of a view, or of a table whose database declares no primary key.',
     ok: { description: 'The model table', schema: 'ModelTable' },
     errors: [400, 404, 409, 415],
   })

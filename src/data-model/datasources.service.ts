@@ -16,7 +16,12 @@ import {
   DatasourceConnection,
   DatasourcePoolsService,
 } from '../datasources/datasource-pools.service';
-import type { Capabilities, IntrospectedTable, TableRef } from '../datasources/dialect';
+import type {
+  Capabilities,
+  IntrospectedTable,
+  ListedTable,
+  TableRef,
+} from '../datasources/dialect';
 import { EventsService } from '../events/events.service';
 import { SecretBoxService } from '../platform/secret-box.service';
 import { DatasourceEntity } from './entities/datasource.entity';
@@ -104,8 +109,8 @@ export class DatasourcesService {
     return view(await this.entity(appId, id));
   }
 
-  /** Importable tables of the live database. */
-  async tables(appId: string, id: string): Promise<TableRef[]> {
+  /** Importable tables and views of the live database, each with its kind (`table` | `view`). */
+  async tables(appId: string, id: string): Promise<ListedTable[]> {
     const ds = await this.entity(appId, id);
     return this.pools.withConnection(ds.type, this.storedUrl(ds), (db, dialect) =>
       dialect.listTables(db),
@@ -114,12 +119,12 @@ export class DatasourcesService {
 
   /**
    * Introspects tables of a datasource over one short-lived connection: `choose` picks them from
-   * the live tables (and may throw to refuse the request).
+   * the live tables and views (and may throw to refuse the request).
    */
   async introspect(
     appId: string,
     id: string,
-    choose: (available: TableRef[]) => TableRef[],
+    choose: (available: ListedTable[]) => TableRef[],
   ): Promise<IntrospectedTable[]> {
     const ds = await this.entity(appId, id);
     return this.pools.withConnection(ds.type, this.storedUrl(ds), async (pool, dialect) =>

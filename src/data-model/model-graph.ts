@@ -1,5 +1,5 @@
 import type { ModelColumn } from '../datasources/dialect';
-import type { ModelTable } from '../platform/version-definition';
+import type { ApiActions, ModelTable } from '../platform/version-definition';
 
 /**
  * A navigation field between two model tables, derived from a single-column foreign key
@@ -113,4 +113,12 @@ export function isIdColumn(table: ModelTable, column: string): boolean {
   if (!isKeyColumn(table, column)) return false;
   const kind = table.columns.find((c) => c.name === column)?.kind;
   return kind === undefined || ID_KINDS.has(kind);
+}
+
+/**
+ * The active actions of a Table API that write (insert, update, delete), in that order: what a
+ * read-only model table (a view) refuses (CONTRACT.md §3).
+ */
+export function writeActions(actions: ApiActions): ('insert' | 'update' | 'delete')[] {
+  return (['insert', 'update', 'delete'] as const).filter((a) => actions[a]);
 }

@@ -59,11 +59,26 @@ export interface TableRef {
   name: string;
 }
 
-/** What introspection returns for one table. */
+/**
+ * What a listed relation is: `table` stores rows (a PostgreSQL partitioned table counts as one
+ * table, its partitions are not listed); `view` derives them (a view on any database, or a
+ * PostgreSQL materialized view) and is imported read-only (CONTRACT.md §3: select only).
+ */
+export type TableKind = 'table' | 'view';
+
+/** A relation of the live database as {@link Dialect.listTables} offers it for import. */
+export interface ListedTable extends TableRef {
+  kind: TableKind;
+}
+
+/** What introspection returns for one table or view. */
 export interface IntrospectedTable {
   schema: string | null;
   dbName: string;
+  /** Read from the database's catalog, not from the reference asked for. */
+  kind: TableKind;
   columns: ModelColumn[];
+  /** The key the database declares; always [] for a view (a view cannot declare one). */
   primaryKey: string[];
   foreignKeys: ModelForeignKey[];
 }
@@ -279,9 +294,15 @@ export interface Dialect {
    * error when the server cannot be reached.
    */
   open(url: string, options: PoolOptions): Promise<SqlPool>;
-  /** Base tables a builder could import (system schemas left out). */
-  listTables(pool: SqlPool): Promise<TableRef[]>;
-  /** Columns, keys and foreign keys of the given tables. */
+  /**
+   * Tables and views a builder could import (system schemas left out), each with its
+   * {@link TableKind}; a PostgreSQL partitioned table is listed once, its partitions never.
+   */
+  listTables(pool: SqlPool): Promise<ListedTable[]>;
+  /**
+   * Columns, keys, foreign keys and kind of the given tables or views, in the order asked for;
+   * one the catalog does not hold (or whose columns cannot be read) is left out.
+   */
   introspect(pool: SqlPool, tables: TableRef[]): Promise<IntrospectedTable[]>;
   /** What the server of this version supports. */
   capabilities(serverVersion: string | null): Capabilities;

@@ -1,8 +1,8 @@
 import { ALL_ROWS } from './dialect';
-import type { Dialect, SelectPlan } from './dialect';
-import { MssqlDialect } from './mssql.dialect';
+import type { CompiledQuery, Dialect, SelectPlan, SqlPool } from './dialect';
+import { MSSQL_LIST_TABLES_SQL, MssqlDialect } from './mssql.dialect';
 import { MysqlDialect } from './mysql.dialect';
-import { PostgresDialect } from './postgres.dialect';
+import { POSTGRES_LIST_TABLES_SQL, PostgresDialect } from './postgres.dialect';
 import { SqliteDialect } from './sqlite.dialect';
 
 /**
@@ -163,5 +163,121 @@ describe('golden SQL, four dialects side by side', () => {
         name === 'mysql' || name === 'mssql' ? expect.arrayContaining([1, 2]) : [1, 2, 0, 5],
       );
     }
+  });
+});
+
+/**
+ * A pool that records every statement and answers each with the next canned row list (the last
+ * one again when they run out); no database.
+ */
+function recordingPool(
+  answers: Record<string, unknown>[][],
+): SqlPool & { queries: CompiledQuery[] } {
+  const queries: CompiledQuery[] = [];
+  return {
+    queries,
+    run: (query) => {
+      queries.push(query);
+      const rows = answers[Math.min(queries.length - 1, answers.length - 1)] ?? [];
+      return Promise.resolve({ rows, affected: undefined });
+    },
+    transaction: () => Promise.reject(new Error('not used')),
+    serverVersion: () => Promise.resolve('test'),
+    close: () => Promise.resolve(),
+  };
+}
+
+describe('golden listing SQL, four dialects side by side (issue 11: views and partitions)', () => {
+  it('lists tables and views from each catalog, with their kind', async () => {
+    const answers: Record<string, Record<string, unknown>[]> = {
+      postgres: [
+        { schema: 'public', name: 'film', kind: 'table' },
+        { schema: 'public', name: 'film_list', kind: 'view' },
+      ],
+      mysql: [
+        { schema: 'shop', name: 'film', type: 'BASE TABLE' },
+        { schema: 'shop', name: 'film_list', type: 'VIEW' },
+        { schema: 'shop', name: 'history', type: 'SYSTEM VERSIONED' },
+      ],
+      mssql: [
+        { schema: 'dbo', name: 'film', kind: 'table' },
+        { schema: 'dbo', name: 'film_list', kind: 'view' },
+      ],
+      sqlite: [
+        { name: 'film', type: 'table' },
+        { name: 'film_list', type: 'view' },
+      ],
+    };
+    const sql: Record<string, string> = {};
+    for (const [name, dialect] of Object.entries(DIALECTS)) {
+      const pool = recordingPool([answers[name]]);
+      const listed = await dialect.listTables(pool);
+      expect(pool.queries).toHaveLength(1);
+      expect(pool.queries[0].params).toEqual([]);
+      sql[name] = pool.queries[0].sql;
+      expect([name, listed.map((t) => `${t.schema}.${t.name}:${t.kind}`)]).toEqual([
+        name,
+        answers[name].map(
+          (r) =>
+            `${name === 'sqlite' ? null : r.schema}.${r.name}:${r.name === 'film_list' ? 'view' : 'table'}`,
+        ),
+      ]);
+    }
+    // PostgreSQL: pg_class, so materialized views (absent from information_schema.tables) come
+    // too; partitioned parents are tables, their partitions are left out.
+    expect(sql.postgres).toBe(POSTGRES_LIST_TABLES_SQL);
+    expect(sql.postgres).toContain("cl.relkind IN ('r', 'p', 'v', 'm')");
+    expect(sql.postgres).toContain(
+      "CASE WHEN cl.relkind IN ('v', 'm') THEN 'view' ELSE 'table' END",
+    );
+    expect(sql.postgres).toContain(
+      "NOT EXISTS (SELECT 1 FROM pg_inherits inh JOIN pg_class parent ON parent.oid = inh.inhparent\n       WHERE inh.inhrelid = cl.oid AND parent.relkind = 'p')",
+    );
+    expect(sql.postgres).toContain("cl.relpersistence <> 't'");
+    expect(sql.mysql).toBe(
+      'SELECT TABLE_SCHEMA AS `schema`, TABLE_NAME AS `name`, TABLE_TYPE AS `type` FROM information_schema.TABLES ' +
+        "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED', 'VIEW') ORDER BY TABLE_NAME",
+    );
+    expect(sql.mssql).toBe(MSSQL_LIST_TABLES_SQL);
+    expect(sql.mssql).toMatch(/FROM sys\.tables t[\s\S]*UNION ALL[\s\S]*FROM sys\.views v/);
+    expect(sql.mssql).toContain('WHERE v.is_ms_shipped = 0');
+    expect(sql.mssql).toMatch(/ORDER BY \[schema\], \[name\]$/);
+    expect(sql.sqlite).toBe(
+      "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name",
+    );
+  });
+
+  it('PostgreSQL introspection reads materialized view columns from pg_attribute and drops foreign keys to partitions', async () => {
+    const pool = recordingPool([
+      [
+        {
+          table_schema: 'public',
+          table_name: 'film_counts',
+          column_name: 'n',
+          data_type: 'bigint',
+          is_nullable: 'YES',
+          column_default: null,
+          is_identity: 'NO',
+          is_generated: 'NEVER',
+          character_maximum_length: null,
+        },
+      ],
+      [{ table_schema: 'public', table_name: 'film_counts', relkind: 'm' }],
+      [],
+    ]);
+    const [table] = await DIALECTS.postgres.introspect(pool, [
+      { schema: 'public', name: 'film_counts' },
+    ]);
+    expect(table).toMatchObject({ dbName: 'film_counts', kind: 'view', primaryKey: [] });
+    const [columns, kinds, keys] = pool.queries;
+    expect(columns.sql).toContain('FROM information_schema.columns');
+    expect(columns.sql).toContain('UNION ALL');
+    expect(columns.sql).toContain("WHERE cl.relkind = 'm' AND a.attnum > 0 AND NOT a.attisdropped");
+    expect(columns.sql).toContain('information_schema._pg_char_max_length(');
+    expect(columns.params).toEqual([['public'], ['film_counts']]);
+    expect(kinds.sql).toContain("cl.relkind IN ('r', 'p', 'v', 'm', 'f')");
+    expect(keys.sql).toContain(
+      "AND (con.contype = 'p' OR NOT EXISTS (SELECT 1 FROM pg_inherits inh JOIN pg_class parent ON parent.oid = inh.inhparent\n       WHERE inh.inhrelid = fcl.oid AND parent.relkind = 'p'))",
+    );
   });
 });

@@ -9,6 +9,7 @@ import type {
   CountPlan,
   ModelColumn,
   SelectPlan,
+  SqlPool,
 } from './dialect';
 import { parseMssqlUrl } from './mssql-pool';
 import {
@@ -704,6 +705,7 @@ describe('introspection rows → model', () => {
   const row = (over: Partial<MssqlColumnRow>): MssqlColumnRow => ({
     schema_name: 'dbo',
     table_name: 'customer',
+    table_kind: 'table',
     column_name: 'c',
     type_name: 'int',
     max_length: 4,
@@ -849,6 +851,87 @@ describe('introspection rows → model', () => {
       ['id', null, true],
       ['name', 100, false],
     ]);
+  });
+});
+
+describe('introspection of views (issue 11; golden SQL, no server)', () => {
+  /** Records statements; answers the column query with `columns`, the key queries with nothing. */
+  function pool(columns: MssqlColumnRow[]): SqlPool & { queries: CompiledQuery[] } {
+    const queries: CompiledQuery[] = [];
+    return {
+      queries,
+      run: (query) => {
+        queries.push(query);
+        const rows = queries.length % 3 === 1 ? columns : [];
+        return Promise.resolve({ rows: rows as never, affected: undefined });
+      },
+      transaction: () => Promise.reject(new Error('not used')),
+      serverVersion: () => Promise.resolve('16.0'),
+      close: () => Promise.resolve(),
+    };
+  }
+
+  const viewColumn = (column_name: string, type_name: string): MssqlColumnRow => ({
+    schema_name: 'dbo',
+    table_name: 'film_list',
+    table_kind: 'view',
+    column_name,
+    type_name,
+    max_length: type_name === 'nvarchar' ? 100 : 4,
+    is_nullable: true,
+    is_identity: false,
+    is_computed: false,
+    has_default: false,
+    generated_always_type: 0,
+  });
+
+  it('resolves names with OBJECT_ID of any type and keeps user tables and views (sys.objects U, V)', async () => {
+    const p = pool([viewColumn('fid', 'int'), viewColumn('title', 'nvarchar')]);
+    const tables = await ms.introspect(p, [
+      { schema: null, name: 'film_list' },
+      { schema: 'sales', name: 'orders' },
+    ]);
+    expect(p.queries).toHaveLength(3);
+    for (const q of p.queries) {
+      expect(q.params).toEqual(['[dbo].[film_list]', '[sales].[orders]']);
+      expect(q.sql).toContain('IN (OBJECT_ID(@p1), OBJECT_ID(@p2))');
+      expect(q.sql).not.toContain("N'U'");
+    }
+    expect(p.queries[0].sql).toBe(`SELECT s.name AS [schema_name], o.name AS [table_name],
+         CASE WHEN o.type = 'V' THEN 'view' ELSE 'table' END AS [table_kind], c.name AS [column_name],
+         CASE WHEN ty.is_user_defined = 1 AND ty.is_assembly_type = 0 THEN TYPE_NAME(ty.system_type_id) ELSE ty.name END AS [type_name],
+         c.max_length AS [max_length], c.is_nullable AS [is_nullable], c.is_identity AS [is_identity], c.is_computed AS [is_computed],
+         CAST(CASE WHEN c.default_object_id <> 0 THEN 1 ELSE 0 END AS bit) AS [has_default],
+         COLUMNPROPERTY(c.object_id, c.name, 'GeneratedAlwaysType') AS [generated_always_type]
+         FROM sys.columns c
+         JOIN sys.objects o ON o.object_id = c.object_id AND o.type IN ('U', 'V')
+         JOIN sys.schemas s ON s.schema_id = o.schema_id
+         JOIN sys.types ty ON ty.user_type_id = c.user_type_id
+         WHERE c.object_id IN (OBJECT_ID(@p1), OBJECT_ID(@p2))
+         ORDER BY s.name, o.name, c.column_id`);
+    expect(tables).toEqual([
+      {
+        schema: 'dbo',
+        dbName: 'film_list',
+        kind: 'view',
+        columns: [
+          expect.objectContaining({ name: 'fid', kind: 'int', nullable: true }),
+          expect.objectContaining({ name: 'title', kind: 'text', maxLength: 50 }),
+        ],
+        primaryKey: [],
+        foreignKeys: [],
+      },
+    ]);
+  });
+
+  it('a table row without a view kind assembles as a table', () => {
+    const [t] = mssqlTablesFromCatalog(
+      [{ schema: 'dbo', name: 'film' }],
+      [{ ...viewColumn('id', 'int'), table_name: 'film', table_kind: 'table' }],
+      [{ schema_name: 'dbo', table_name: 'film', column_name: 'id' }],
+      [],
+    );
+    expect(t).toMatchObject({ dbName: 'film', kind: 'table', primaryKey: ['id'] });
   });
 });
 

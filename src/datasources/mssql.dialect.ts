@@ -8,10 +8,12 @@ import type {
   Dialect,
   InsertPlan,
   IntrospectedTable,
+  ListedTable,
   ModelColumn,
   ModelForeignKey,
   SelectPlan,
   SqlPool,
+  TableKind,
   TableRef,
   UpdatePlan,
   WriteContext,
@@ -88,6 +90,21 @@ export function mssqlKind(dataType: string): ColumnKind {
   }
 }
 
+/**
+ * The listing of {@link MssqlDialect.listTables}: user tables from `sys.tables` (not
+ * `is_ms_shipped`, not SSMS's `sysdiagrams`) and user views from `sys.views` (not
+ * `is_ms_shipped`), every schema. Columns `schema`, `name`, `kind` (`table` | `view`).
+ */
+export const MSSQL_LIST_TABLES_SQL = `SELECT s.name AS [schema], t.name AS [name], 'table' AS [kind] FROM sys.tables t
+       JOIN sys.schemas s ON s.schema_id = t.schema_id
+       WHERE t.is_ms_shipped = 0 AND NOT EXISTS (SELECT 1 FROM sys.extended_properties p
+         WHERE p.major_id = t.object_id AND p.minor_id = 0 AND p.class = 1 AND p.name = N'microsoft_database_tools_support')
+       UNION ALL
+       SELECT s.name AS [schema], v.name AS [name], 'view' AS [kind] FROM sys.views v
+       JOIN sys.schemas s ON s.schema_id = v.schema_id
+       WHERE v.is_ms_shipped = 0
+       ORDER BY [schema], [name]`;
+
 /** Tables per introspection query: one bound parameter each, well under SQL Server's 2,100. */
 const INTROSPECTION_CHUNK = 500;
 
@@ -102,6 +119,8 @@ const BYTE_TEXT = new Set(['char', 'varchar']);
 export interface MssqlColumnRow {
   schema_name: string;
   table_name: string;
+  /** `view` for a view (`sys.objects.type` `V`), else `table` (`U`). */
+  table_kind: TableKind;
   column_name: string;
   /** The system type name; an alias type is resolved to its base type. */
   type_name: string;
@@ -168,7 +187,8 @@ export function mssqlColumnFromCatalog(row: MssqlColumnRow): ModelColumn {
  * schema is `dbo` (SQL Server docs, "Ownership and user-schema separation": the default schema).
  * Primary key columns come in `sys.index_columns.key_ordinal` order; foreign keys are grouped by
  * `sys.foreign_keys.object_id`, their column pairs in `constraint_column_id` order (docs,
- * "sys.index_columns", "sys.foreign_key_columns").
+ * "sys.index_columns", "sys.foreign_key_columns"). The kind is the column rows' `table_kind`
+ * (a view declares no primary or foreign key, so those lists stay empty for it).
  */
 export function mssqlTablesFromCatalog(
   tables: TableRef[],
@@ -202,6 +222,7 @@ export function mssqlTablesFromCatalog(
     out.push({
       schema,
       dbName: table.name,
+      kind: own[0].table_kind === 'view' ? 'view' : 'table',
       columns: own.map(mssqlColumnFromCatalog),
       primaryKey: keys
         .filter((k) => id(k.schema_name, k.table_name) === key)
@@ -272,26 +293,26 @@ export class MssqlDialect extends SqlCompiler implements Dialect {
   }
 
   /**
-   * User tables of the connection's database, every schema (docs, "sys.tables": `is_ms_shipped`
-   * leaves system tables out; SSMS's `sysdiagrams` is marked by the `microsoft_database_tools_support`
-   * extended property).
+   * User tables and views of the connection's database, every schema (docs, "sys.tables" and
+   * "sys.views": `is_ms_shipped` leaves system objects out; SSMS's `sysdiagrams` is marked by the
+   * `microsoft_database_tools_support` extended property). See {@link MSSQL_LIST_TABLES_SQL}.
    */
-  async listTables(pool: SqlPool): Promise<TableRef[]> {
-    const { rows } = await pool.run({
-      sql: `SELECT s.name AS [schema], t.name AS [name] FROM sys.tables t
-       JOIN sys.schemas s ON s.schema_id = t.schema_id
-       WHERE t.is_ms_shipped = 0 AND NOT EXISTS (SELECT 1 FROM sys.extended_properties p
-         WHERE p.major_id = t.object_id AND p.minor_id = 0 AND p.class = 1 AND p.name = N'microsoft_database_tools_support')
-       ORDER BY s.name, t.name`,
-      params: [],
-    });
-    return rows.map((r) => ({ schema: String(r.schema), name: String(r.name) }));
+  async listTables(pool: SqlPool): Promise<ListedTable[]> {
+    const { rows } = await pool.run({ sql: MSSQL_LIST_TABLES_SQL, params: [] });
+    return rows.map((r) => ({
+      schema: String(r.schema),
+      name: String(r.name),
+      kind: r.kind === 'view' ? 'view' : 'table',
+    }));
   }
 
   /**
    * Columns (`sys.columns`, types resolved through `sys.types`), primary keys (`sys.indexes`
-   * `is_primary_key`) and foreign keys (`sys.foreign_key_columns`) of the given tables; a table
-   * without a schema is looked up in `dbo`.
+   * `is_primary_key`) and foreign keys (`sys.foreign_key_columns`) of the given tables and views;
+   * a name without a schema is looked up in `dbo`. Names are resolved with `OBJECT_ID(@p)` and
+   * kept when `sys.objects.type` is `U` (user table) or `V` (view) (docs, "sys.objects"); a view's
+   * columns are in `sys.columns` like a table's (docs, "sys.columns": "views"), and it has no
+   * key in `sys.indexes` or `sys.foreign_keys`.
    */
   async introspect(pool: SqlPool, tables: TableRef[]): Promise<IntrospectedTable[]> {
     const columns: MssqlColumnRow[] = [];
@@ -300,19 +321,20 @@ export class MssqlDialect extends SqlCompiler implements Dialect {
     for (let i = 0; i < tables.length; i += INTROSPECTION_CHUNK) {
       const chunk = tables.slice(i, i + INTROSPECTION_CHUNK);
       const params = chunk.map((t) => `${this.quote(t.schema ?? 'dbo')}.${this.quote(t.name)}`);
-      const ids = params.map((_, n) => `OBJECT_ID(${this.placeholder(n + 1)}, N'U')`).join(', ');
+      const ids = params.map((_, n) => `OBJECT_ID(${this.placeholder(n + 1)})`).join(', ');
       const c = await pool.run({
-        sql: `SELECT s.name AS [schema_name], t.name AS [table_name], c.name AS [column_name],
+        sql: `SELECT s.name AS [schema_name], o.name AS [table_name],
+         CASE WHEN o.type = 'V' THEN 'view' ELSE 'table' END AS [table_kind], c.name AS [column_name],
          CASE WHEN ty.is_user_defined = 1 AND ty.is_assembly_type = 0 THEN TYPE_NAME(ty.system_type_id) ELSE ty.name END AS [type_name],
          c.max_length AS [max_length], c.is_nullable AS [is_nullable], c.is_identity AS [is_identity], c.is_computed AS [is_computed],
          CAST(CASE WHEN c.default_object_id <> 0 THEN 1 ELSE 0 END AS bit) AS [has_default],
          COLUMNPROPERTY(c.object_id, c.name, 'GeneratedAlwaysType') AS [generated_always_type]
          FROM sys.columns c
-         JOIN sys.tables t ON t.object_id = c.object_id
-         JOIN sys.schemas s ON s.schema_id = t.schema_id
+         JOIN sys.objects o ON o.object_id = c.object_id AND o.type IN ('U', 'V')
+         JOIN sys.schemas s ON s.schema_id = o.schema_id
          JOIN sys.types ty ON ty.user_type_id = c.user_type_id
          WHERE c.object_id IN (${ids})
-         ORDER BY s.name, t.name, c.column_id`,
+         ORDER BY s.name, o.name, c.column_id`,
         params,
       });
       const k = await pool.run({

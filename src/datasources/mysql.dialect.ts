@@ -7,6 +7,7 @@ import type {
   Dialect,
   InsertPlan,
   IntrospectedTable,
+  ListedTable,
   ModelColumn,
   ModelForeignKey,
   SqlPool,
@@ -174,17 +175,24 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
   }
 
   /**
-   * Base tables of the URL's database (`TABLE_TYPE` `BASE TABLE`, and MariaDB's `SYSTEM
-   * VERSIONED`; views and sequences left out), schema = the database's name.
+   * Tables and views of the URL's database, schema = the database's name (MySQL "The
+   * INFORMATION_SCHEMA TABLES Table": `TABLE_TYPE` is `BASE TABLE`, `VIEW` or `SYSTEM VIEW`;
+   * MariaDB adds `SYSTEM VERSIONED` for system-versioned tables and `SEQUENCE`). `BASE TABLE` and
+   * `SYSTEM VERSIONED` are tables, `VIEW` a view; sequences are left out. A partitioned table is
+   * one row already: MySQL partitions are not tables of their own.
    */
-  async listTables(pool: SqlPool): Promise<TableRef[]> {
+  async listTables(pool: SqlPool): Promise<ListedTable[]> {
     const { rows } = await pool.run({
       sql:
-        'SELECT TABLE_SCHEMA AS `schema`, TABLE_NAME AS `name` FROM information_schema.TABLES ' +
-        "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED') ORDER BY TABLE_NAME",
+        'SELECT TABLE_SCHEMA AS `schema`, TABLE_NAME AS `name`, TABLE_TYPE AS `type` FROM information_schema.TABLES ' +
+        "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED', 'VIEW') ORDER BY TABLE_NAME",
       params: [],
     });
-    return rows.map((r) => ({ schema: String(r.schema), name: String(r.name) }));
+    return rows.map((r) => ({
+      schema: String(r.schema),
+      name: String(r.name),
+      kind: r.type === 'VIEW' ? 'view' : 'table',
+    }));
   }
 
   /**
@@ -199,6 +207,9 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
    *   default as the text `NULL` and quotes string defaults (MariaDB "Information Schema COLUMNS
    *   Table"), so bare `NULL` on a nullable column is no default.
    * - primaryKey: the `PRIMARY` constraint's columns in key order (MySQL always names it so).
+   * - kind: `information_schema.TABLES.TABLE_TYPE` `VIEW` is a view. A view's columns are in
+   *   COLUMNS like a table's, with the nullability of what they select; a view whose tables are
+   *   gone has no rows there (MySQL warns, error 1356), so it is left out.
    */
   async introspect(pool: SqlPool, tables: TableRef[]): Promise<IntrospectedTable[]> {
     const database = String(
@@ -211,6 +222,7 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
     }
     const columns = new Map<string, ColumnRow[]>();
     const keys = new Map<string, KeyRow[]>();
+    const views = new Set<string>();
     const id = (schema: string, table: string) => `${schema}\u0000${table}`;
     for (const [schema, names] of bySchema) {
       for (let i = 0; i < names.length; i += INTROSPECT_BATCH) {
@@ -240,6 +252,13 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
           const k = id(schema, String(r.table_name));
           keys.set(k, [...(keys.get(k) ?? []), r]);
         }
+        const viewRows = await pool.run({
+          sql:
+            'SELECT TABLE_NAME AS `table_name` FROM information_schema.TABLES ' +
+            `WHERE TABLE_SCHEMA = ? AND TABLE_NAME IN (${list}) AND TABLE_TYPE = 'VIEW'`,
+          params: [schema, ...batch],
+        });
+        for (const r of viewRows.rows) views.add(id(schema, String(r.table_name)));
       }
     }
     const out: IntrospectedTable[] = [];
@@ -251,6 +270,7 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
       out.push({
         schema,
         dbName: t.name,
+        kind: views.has(id(schema, t.name)) ? 'view' : 'table',
         columns: cols.map(modelColumn),
         primaryKey: tableKeys
           .filter((k) => k.constraint_name === 'PRIMARY')

@@ -270,13 +270,48 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
   });
 
   describe('introspection', () => {
-    it('lists the base tables of the URL database with the database as schema (no views)', async () => {
+    it('lists the tables and views of the URL database with the database as schema and their kind', async () => {
       const listed = await dialect.listTables(pool);
-      expect(listed).toEqual(
-        ['customers', 'employees', 'kinds', 'line_items', 'memberships', 'orders', 'texts'].map(
-          (name) => ({ schema: DB, name }),
-        ),
+      // Ordered by the server's information_schema collation (`_` after letters under *_general_ci).
+      const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : 1);
+      expect([...listed].sort(byName)).toEqual(
+        [
+          'customer_names',
+          'customers',
+          'employees',
+          'kinds',
+          'line_items',
+          'memberships',
+          'orders',
+          'texts',
+        ].map((name) => ({ schema: DB, name, kind: name === 'customer_names' ? 'view' : 'table' })),
       );
+    });
+
+    it('introspects a view: kind view, its columns with their nullability, no keys (issue 11)', () => {
+      const view = tables.get('customer_names')!;
+      expect(view).toMatchObject({ schema: DB, kind: 'view', primaryKey: [], foreignKeys: [] });
+      expect(view.columns.map((c) => [c.name, c.kind, c.nullable, c.generated])).toEqual([
+        ['name', 'text', false, false],
+      ]);
+      expect(tables.get('customers')!.kind).toBe('table');
+    });
+
+    it('leaves out a view whose table is gone (MySQL error 1356 hides its columns)', async () => {
+      await admin.query('CREATE TABLE doomed (id int)');
+      await admin.query('CREATE VIEW doomed_view AS SELECT id FROM doomed');
+      await admin.query('DROP TABLE doomed');
+      try {
+        const listed = await dialect.listTables(pool);
+        expect(listed).toContainEqual({ schema: DB, name: 'doomed_view', kind: 'view' });
+        const found = await dialect.introspect(pool, [
+          { schema: DB, name: 'doomed_view' },
+          { schema: DB, name: 'customer_names' },
+        ]);
+        expect(found.map((t) => [t.dbName, t.kind])).toEqual([['customer_names', 'view']]);
+      } finally {
+        await admin.query('DROP VIEW doomed_view');
+      }
     });
 
     it('maps every column type to its kind, with nullability, defaults, generation and lengths', () => {

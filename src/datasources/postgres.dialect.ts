@@ -8,6 +8,7 @@ import type {
   DatabaseRefusal,
   Dialect,
   IntrospectedTable,
+  ListedTable,
   ModelColumn,
   SqlPool,
   TableRef,
@@ -65,6 +66,67 @@ export function postgresKind(dbType: string): ColumnKind {
 }
 
 /**
+ * A condition true when the relation aliased `alias` is not a partition: not a child, in
+ * `pg_inherits`, of a partitioned table (relkind `p`). On PostgreSQL ≥ 10 this is exactly
+ * `NOT relispartition` (PostgreSQL docs, "pg_class": "True if table or index is a partition");
+ * read through `pg_inherits` so the same SQL also runs on servers before 10, which have no
+ * partitions, and so a child of plain (legacy) inheritance, a table of its own, stays listed.
+ */
+export function notAPartition(alias: string): string {
+  return `NOT EXISTS (SELECT 1 FROM pg_inherits inh JOIN pg_class parent ON parent.oid = inh.inhparent
+       WHERE inh.inhrelid = ${alias}.oid AND parent.relkind = 'p')`;
+}
+
+/**
+ * The listing of {@link PostgresDialect.listTables}: `pg_class` relations of kind `r`, `p`, `v`,
+ * `m`, outside the system schemas, not temporary, not partitions, visible to the login under the
+ * privilege test `information_schema.tables` applies (PostgreSQL docs, "tables" view: owner role,
+ * or any table or column privilege). Columns `schema`, `name`, `kind` (`table` | `view`).
+ */
+export const POSTGRES_LIST_TABLES_SQL = `SELECT ns.nspname AS schema, cl.relname AS name,
+    CASE WHEN cl.relkind IN ('v', 'm') THEN 'view' ELSE 'table' END AS kind
+  FROM pg_class cl JOIN pg_namespace ns ON ns.oid = cl.relnamespace
+  WHERE cl.relkind IN ('r', 'p', 'v', 'm') AND cl.relpersistence <> 't'
+    AND ns.nspname NOT IN ('pg_catalog', 'information_schema') AND ${notAPartition('cl')}
+    AND (pg_has_role(cl.relowner, 'USAGE')
+      OR has_table_privilege(cl.oid, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER')
+      OR has_any_column_privilege(cl.oid, 'SELECT, INSERT, UPDATE, REFERENCES'))
+  ORDER BY ns.nspname, cl.relname`;
+
+/**
+ * Columns of materialized views (relkind `m`) from `pg_attribute`, in the shape and spelling of
+ * `information_schema.columns`, whose own definition (PostgreSQL source,
+ * `information_schema.sql`) the `data_type` and `character_maximum_length` expressions copy: a
+ * domain reads as its base type, arrays as `ARRAY`, types outside `pg_catalog` as `USER-DEFINED`.
+ * A materialized view has no defaults, identity or generated columns. Parameters `$1` schemas,
+ * `$2` names.
+ */
+export const POSTGRES_MATVIEW_COLUMNS_SQL = `SELECT ns.nspname::text, cl.relname::text, a.attname::text,
+                (CASE WHEN ty.typtype = 'd' THEN
+                   CASE WHEN bt.typelem <> 0 AND bt.typlen = -1 THEN 'ARRAY'
+                        WHEN nbt.nspname = 'pg_catalog' THEN format_type(ty.typbasetype, NULL)
+                        ELSE 'USER-DEFINED' END
+                 ELSE
+                   CASE WHEN ty.typelem <> 0 AND ty.typlen = -1 THEN 'ARRAY'
+                        WHEN nty.nspname = 'pg_catalog' THEN format_type(a.atttypid, NULL)
+                        ELSE 'USER-DEFINED' END
+                 END)::text,
+                (CASE WHEN a.attnotnull OR (ty.typtype = 'd' AND ty.typnotnull) THEN 'NO' ELSE 'YES' END)::text,
+                NULL::text, 'NO'::text, 'NEVER'::text,
+                information_schema._pg_char_max_length(information_schema._pg_truetypid(a.*, ty.*),
+                  information_schema._pg_truetypmod(a.*, ty.*))::int,
+                a.attnum::int
+              FROM pg_attribute a
+              JOIN pg_class cl ON cl.oid = a.attrelid
+              JOIN pg_namespace ns ON ns.oid = cl.relnamespace
+              JOIN pg_type ty ON ty.oid = a.atttypid
+              JOIN pg_namespace nty ON nty.oid = ty.typnamespace
+              LEFT JOIN (pg_type bt JOIN pg_namespace nbt ON nbt.oid = bt.typnamespace)
+                ON ty.typtype = 'd' AND ty.typbasetype = bt.oid
+              WHERE cl.relkind = 'm' AND a.attnum > 0 AND NOT a.attisdropped
+                AND ns.nspname = ANY($1) AND cl.relname = ANY($2)`;
+
+/**
  * PostgreSQL adapter (`pg` through a TypeORM pool). Quoting with `"`, `$n` placeholders,
  * `ILIKE … ESCAPE '\'` for case-insensitive literal matching, explicit `NULLS FIRST/LAST` because
  * PostgreSQL sorts NULL as the largest value (PostgreSQL docs, "ORDER BY").
@@ -106,20 +168,37 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
     };
   }
 
-  async listTables(pool: SqlPool): Promise<TableRef[]> {
-    const { rows } = await pool.run({
-      sql: `SELECT table_schema AS schema, table_name AS name FROM information_schema.tables
-       WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')
-       ORDER BY table_schema, table_name`,
-      params: [],
-    });
-    return rows.map((r) => ({ schema: String(r.schema), name: String(r.name) }));
+  /**
+   * Tables, partitioned tables, views and materialized views of every schema but `pg_catalog` and
+   * `information_schema`, read from `pg_class` (PostgreSQL docs, "pg_class": `relkind` `r` table,
+   * `p` partitioned table, `v` view, `m` materialized view). Materialized views are not in
+   * `information_schema.tables`, hence the catalog. Left out:
+   * - partitions ({@link notAPartition}): their parent is the table, and holds their rows;
+   * - temporary relations (`relpersistence = 't'`), which belong to another session;
+   * - relations the login has no privilege on, as `information_schema.tables` leaves them out.
+   */
+  async listTables(pool: SqlPool): Promise<ListedTable[]> {
+    const { rows } = await pool.run({ sql: POSTGRES_LIST_TABLES_SQL, params: [] });
+    return rows.map((r) => ({
+      schema: String(r.schema),
+      name: String(r.name),
+      kind: r.kind === 'view' ? 'view' : 'table',
+    }));
   }
 
   /**
-   * Reads columns, primary keys and foreign keys from `information_schema` and `pg_catalog`
+   * Reads columns, primary keys, foreign keys and kind from `information_schema` and `pg_catalog`
    * (PostgreSQL docs, "The Information Schema" and "System Catalogs"). Not TypeORM's getTables:
    * for generated columns it reads a `typeorm_metadata` table that user databases do not have.
+   * - Columns of tables, partitioned tables and views: `information_schema.columns`. Materialized
+   *   views are not there ("columns" holds relkinds r, v, f, p only), so theirs come from
+   *   `pg_attribute`, typed as `information_schema.columns.data_type` would type them
+   *   ({@link POSTGRES_MATVIEW_COLUMNS_SQL}).
+   * - Kind: `pg_class.relkind` `v` or `m` is a view, anything else a table.
+   * - Keys: `pg_constraint`. A partitioned table declares its own primary and foreign keys on the
+   *   parent (PostgreSQL ≥ 11). A foreign key referencing a partitioned table also gets one
+   *   internal copy per partition (PostgreSQL ≥ 12, `conparentid` set); copies whose referenced
+   *   table is a partition are left out, so only the key to the parent remains.
    */
   async introspect(pool: SqlPool, tables: TableRef[]): Promise<IntrospectedTable[]> {
     if (tables.length === 0) return [];
@@ -130,14 +209,26 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
     const params = [schemas, names];
     const columns = (
       await pool.run({
-        sql: `SELECT table_schema, table_name, column_name, data_type, is_nullable, column_default, is_identity,
-                is_generated, character_maximum_length
+        sql: `SELECT table_schema::text AS table_schema, table_name::text AS table_name, column_name::text AS column_name,
+                data_type::text AS data_type, is_nullable::text AS is_nullable, column_default::text AS column_default,
+                is_identity::text AS is_identity, is_generated::text AS is_generated,
+                character_maximum_length::int AS character_maximum_length, ordinal_position::int AS ordinal_position
               FROM information_schema.columns
               WHERE table_schema = ANY($1) AND table_name = ANY($2)
+              UNION ALL
+              ${POSTGRES_MATVIEW_COLUMNS_SQL}
               ORDER BY table_schema, table_name, ordinal_position`,
         params,
       })
     ).rows.filter((r) => wanted(r.table_schema, r.table_name));
+    const relkinds = (
+      await pool.run({
+        sql: `SELECT ns.nspname AS table_schema, cl.relname AS table_name, cl.relkind::text AS relkind
+              FROM pg_class cl JOIN pg_namespace ns ON ns.oid = cl.relnamespace
+              WHERE ns.nspname = ANY($1) AND cl.relname = ANY($2) AND cl.relkind IN ('r', 'p', 'v', 'm', 'f')`,
+        params,
+      })
+    ).rows;
     const keys = (
       await pool.run({
         sql: `SELECT ns.nspname AS table_schema, cl.relname AS table_name, con.contype, con.conname,
@@ -152,6 +243,7 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
               LEFT JOIN pg_class fcl ON fcl.oid = con.confrelid
               LEFT JOIN pg_namespace fns ON fns.oid = fcl.relnamespace
               WHERE con.contype IN ('p', 'f') AND ns.nspname = ANY($1) AND cl.relname = ANY($2)
+                AND (con.contype = 'p' OR ${notAPartition('fcl')})
               ORDER BY con.conname`,
         params,
       })
@@ -165,9 +257,11 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
         if (own.length === 0) return null;
         const constraints = keys.filter(mine);
         const primary = constraints.find((k) => k.contype === 'p');
+        const relkind = relkinds.find(mine)?.relkind;
         return {
           schema,
           dbName: t.name,
+          kind: relkind === 'v' || relkind === 'm' ? 'view' : 'table',
           columns: own.map((c): ModelColumn => {
             const serial =
               typeof c.column_default === 'string' && c.column_default.startsWith('nextval(');

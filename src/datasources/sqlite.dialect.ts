@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
-import { invalidInput } from '../common/domain-error';
+import { DomainError, invalidInput } from '../common/domain-error';
 import type {
   PoolOptions,
   Capabilities,
@@ -9,6 +9,7 @@ import type {
   DatabaseRefusal,
   Dialect,
   IntrospectedTable,
+  ListedTable,
   ModelColumn,
   SqlPool,
   TableRef,
@@ -110,20 +111,51 @@ export class SqliteDialect extends SqlCompiler implements Dialect {
     };
   }
 
-  async listTables(pool: SqlPool): Promise<TableRef[]> {
+  /**
+   * Tables and views of the main database, `schema: null` (sqlite.org/schematab.html: the
+   * schema table's `type` is `table`, `view`, `index` or `trigger`); SQLite's own `sqlite_%`
+   * tables are left out.
+   */
+  async listTables(pool: SqlPool): Promise<ListedTable[]> {
     const { rows } = await pool.run({
-      sql: `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+      sql: `SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name`,
       params: [],
     });
-    return rows.map((r) => ({ schema: null, name: String(r.name) }));
+    return rows.map((r) => ({
+      schema: null,
+      name: String(r.name),
+      kind: r.type === 'view' ? 'view' : 'table',
+    }));
   }
 
+  /**
+   * Columns from `pragma_table_xinfo`, foreign keys from `pragma_foreign_key_list`, kind from
+   * `sqlite_master.type` (sqlite.org/pragma.html#pragma_table_info: the pragma reads views too;
+   * a view's columns take the declared type of what they select, or none, and are never NOT NULL
+   * or keys). A view whose tables or columns are gone fails to compile when read
+   * ("no such table"): it is left out, like a table that does not exist. Pool errors (timeout,
+   * no connection) propagate.
+   */
   async introspect(pool: SqlPool, tables: TableRef[]): Promise<IntrospectedTable[]> {
+    const types = new Map(
+      (
+        await pool.run({
+          sql: `SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view')`,
+          params: [],
+        })
+      ).rows.map((r) => [String(r.name), String(r.type)]),
+    );
     const out: IntrospectedTable[] = [];
     for (const t of tables) {
-      const cols = (
-        await pool.run({ sql: `SELECT * FROM pragma_table_xinfo(?)`, params: [t.name] })
-      ).rows as unknown as PragmaColumn[];
+      const view = types.get(t.name) === 'view';
+      const read = pool.run({ sql: `SELECT * FROM pragma_table_xinfo(?)`, params: [t.name] });
+      // Only the database's own refusal of a broken view is swallowed; a timeout is not.
+      const skipBroken = (error: unknown) => {
+        if (error instanceof DomainError) throw error;
+        return { rows: [] };
+      };
+      const cols = (view ? await read.catch(skipBroken) : await read)
+        .rows as unknown as PragmaColumn[];
       if (cols.length === 0) continue;
       const pk = cols.filter((c) => Number(c.pk) > 0).sort((a, b) => Number(a.pk) - Number(b.pk));
       // An INTEGER PRIMARY KEY is the rowid: SQLite generates it (sqlite.org/lang_createtable.html#rowid).
@@ -159,6 +191,7 @@ export class SqliteDialect extends SqlCompiler implements Dialect {
       out.push({
         schema: null,
         dbName: t.name,
+        kind: view ? 'view' : 'table',
         columns,
         primaryKey: pk.map((c) => c.name),
         foreignKeys,

@@ -183,11 +183,9 @@ export function planOrder(
   for (const column of key) {
     if (terms.some((t) => t.column === column)) continue;
     const nullable = node.table.columns.find((c) => c.name === column)?.nullable ?? true;
-    terms.push({
-      column,
-      direction: 'ASC',
-      nullable: node.table.primaryKey.includes(column) ? false : nullable,
-    });
+    // A declared primary key is never empty; a key the builder chose (a view's) may be.
+    const declared = node.table.primaryKey.includes(column) && !node.table.primaryKeyChosen;
+    terms.push({ column, direction: 'ASC', nullable: declared ? false : nullable });
   }
   return terms;
 }

@@ -64,7 +64,15 @@ export const SCHEMAS: Record<string, SchemaObject> = {
     name: str(),
     type: { type: 'string', enum: ['postgres', 'mysql', 'mssql', 'sqlite'] },
   }),
-  TableRef: object({ schema: nullableStr('null on SQLite and MySQL/MariaDB'), name: str() }),
+  TableRef: object({
+    schema: nullableStr('null on SQLite and MySQL/MariaDB'),
+    name: str(),
+    kind: {
+      type: 'string',
+      enum: ['table', 'view'],
+      description: 'Views (and PostgreSQL materialized views) import read-only: select only',
+    },
+  }),
   ModelField: object({
     name: str(),
     dbType: str("The database's own type, as declared"),
@@ -93,6 +101,10 @@ export const SCHEMAS: Record<string, SchemaObject> = {
     schema: nullableStr(),
     dbName: str(),
     active: bool('Deactivated tables leave the GraphQL schema'),
+    readOnly: bool('A view: its Table APIs may only select'),
+    primaryKeyChosen: bool(
+      'The key was chosen by a builder (a view, or a table the database gives no key)',
+    ),
     primaryKey: list(str()),
     fields: list({ $ref: '#/components/schemas/ModelField' } as SchemaObject),
     relations: list({ $ref: '#/components/schemas/Relation' } as SchemaObject),

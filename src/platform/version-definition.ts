@@ -1,12 +1,28 @@
 import type { IntrospectedTable } from '../datasources/dialect';
 
-/** A table imported into an app's model (CONTRACT.md §3). */
-export interface ModelTable extends IntrospectedTable {
+/**
+ * A table or view imported into an app's model (CONTRACT.md §3). The introspected `kind` is not
+ * kept: a view is stored as `readOnly: true`. Definitions saved before views could be imported
+ * have neither `readOnly` nor `primaryKeyChosen`; absent means false.
+ */
+export interface ModelTable extends Omit<IntrospectedTable, 'kind'> {
   /** Model name: the database table's name, or `<schema>_<table>` when two imported tables share it. */
   name: string;
   datasourceId: string;
   /** Deactivated tables leave the GraphQL schema. */
   active: boolean;
+  /**
+   * A view or materialized view: its Table APIs may offer select only (CONTRACT.md §3). Absent
+   * (or false) on tables.
+   */
+  readOnly?: boolean;
+  /**
+   * `primaryKey` was named by the builder (`PATCH …/model/tables/:table` `{primaryKey}`), since
+   * the database declares none (a view, or a table without a key). Absent (or false) when
+   * `primaryKey` is the database's own, or empty. A re-import keeps a chosen key while its
+   * columns exist and the database still declares none.
+   */
+  primaryKeyChosen?: boolean;
 }
 
 /** An app enum (CONTRACT.md §3); becomes a GraphQL enum of the same name. */

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DomainError, ErrorCode, invalidInput, notFound } from '../common/domain-error';
-import { navigationsOf } from '../data-model/model-graph';
+import { navigationsOf, writeActions } from '../data-model/model-graph';
+import type { ModelTable } from '../platform/version-definition';
 import type {
   ApiActions,
   FieldsTree,
@@ -55,12 +56,33 @@ export function fieldsTreeProblems(
   return problems;
 }
 
+/**
+ * The problem of a Table API that writes to a read-only model table (a view or materialized view,
+ * CONTRACT.md §3: "their Table APIs offer select only"), or null when there is none.
+ */
+export function readOnlyProblem(
+  table: Pick<ModelTable, 'name' | 'readOnly'> | undefined,
+  actions: ApiActions,
+): string | null {
+  if (!table?.readOnly) return null;
+  const writes = writeActions(actions);
+  if (writes.length === 0) return null;
+  return `actions: "${table.name}" is a view, so only select is possible; switch off ${writes.join(', ')}`;
+}
+
+/** The message of a refusal caused by {@link readOnlyProblem}. */
+const viewMessage = (table: string) => `Table "${table}" is a view: only select is possible`;
+
 /** Table APIs of an app version: create, read, change, delete, publish (CONTRACT.md §3). */
 @Injectable()
 export class TableApisService {
   constructor(private readonly versions: VersionsService) {}
 
-  /** Creates a draft API. @throws DomainError INVALID_INPUT (every problem), CONFLICT (name taken). */
+  /**
+   * Creates a draft API.
+   * @throws DomainError INVALID_INPUT (every problem; insert, update or delete on a view is one,
+   * {@link readOnlyProblem}), CONFLICT (name taken).
+   */
   create(
     appId: string,
     accountId: string,
@@ -129,7 +151,11 @@ export class TableApisService {
     });
   }
 
-  /** Publishes an API. @throws DomainError INVALID_INPUT without a table or an active action. */
+  /**
+   * Publishes an API.
+   * @throws DomainError INVALID_INPUT without an active table or an active action, or with
+   * insert, update or delete active on a view ({@link readOnlyProblem}).
+   */
   publish(appId: string, accountId: string, apiId: string): Promise<{ status: 'published' }> {
     return this.versions.edit(appId, accountId, (def) => {
       const api = this.find(def, apiId);
@@ -137,7 +163,16 @@ export class TableApisService {
       if (!def.tables.some((t) => t.name === api.table && t.active))
         problems.push(`table "${api.table}" is not an active model table`);
       if (!Object.values(api.actions).some(Boolean)) problems.push('no action is active');
-      if (problems.length) throw invalidInput('This API cannot be published yet', problems);
+      const view = readOnlyProblem(
+        def.tables.find((t) => t.name === api.table),
+        api.actions,
+      );
+      if (view) problems.push(view);
+      if (problems.length)
+        throw invalidInput(
+          view ? viewMessage(api.table) : 'This API cannot be published yet',
+          problems,
+        );
       api.status = 'published';
       api.updatedAt = new Date().toISOString();
       return { status: 'published' as const };
@@ -158,11 +193,15 @@ export class TableApisService {
         `An API named "${api.name}" exists already (names differ by more than case)`,
       );
     }
-    const problems = def.tables.some((t) => t.name === api.table)
+    const table = def.tables.find((t) => t.name === api.table);
+    const problems = table
       ? api.fields
         ? fieldsTreeProblems(def, api.table, api.fields)
         : []
       : [`table: "${api.table}" is not in the model; import it first`];
-    if (problems.length) throw invalidInput('Invalid Table API', problems);
+    const view = readOnlyProblem(table, api.actions);
+    if (view) problems.unshift(view);
+    if (problems.length)
+      throw invalidInput(view ? viewMessage(api.table) : 'Invalid Table API', problems);
   }
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
+  ArrayMaxSize,
   ArrayNotEmpty,
   IsArray,
   IsBoolean,
@@ -61,7 +62,7 @@ export class ImportTablesDto {
   tables: string[];
 }
 
-/** `PATCH /api/apps/:appId/model/tables/:table` body. */
+/** `PATCH /api/apps/:appId/model/tables/:table` body: activation and/or a chosen key. */
 export class UpdateModelTableDto {
   @ApiPropertyOptional({
     description: 'True activates the model table; false deactivates it, so it leaves the schema.',
@@ -70,6 +71,18 @@ export class UpdateModelTableDto {
   @IsOptional()
   @IsBoolean()
   active?: boolean;
+  @ApiPropertyOptional({
+    description:
+      'Columns that identify a row, in order, for a view or a table whose database declares no primary key (refused for a table that declares one). They complete every order and are typed ID. Not checked for uniqueness. [] removes the chosen key.',
+    type: [String],
+    maxItems: 32,
+    example: ['film_id'],
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(32)
+  @IsString({ each: true })
+  primaryKey?: string[];
 }
 
 /** `PATCH /api/apps/:appId/model/tables/:table/fields/:field` body: an enum name, or null for text. */
