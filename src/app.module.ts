@@ -14,6 +14,7 @@ import { HealthModule } from './health/health.module';
 import { loggerModule } from './logging/logging';
 import { MetricsModule } from './metrics/metrics.module';
 import { metadataStoreOptions } from './metadata-store';
+import { PagesModule } from './pages/pages.module';
 import { PlatformModule } from './platform/platform.module';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { RemovalsModule } from './removals/removals.module';
@@ -48,6 +49,7 @@ export class AppModule {
         GraphqlGatewayModule,
         HealthModule,
         DemoModule,
+        PagesModule,
       ],
     };
   }

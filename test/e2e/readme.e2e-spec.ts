@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -192,10 +192,45 @@ function runSession(scripts: string[]): string[] {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: 120_000,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LANG: 'C.UTF-8' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      LANG: 'C.UTF-8',
+      // This machine's own npm settings are not the README's: npx would print warnings about them.
+      NPM_CONFIG_USERCONFIG: '/dev/null',
+      NPM_CONFIG_UPDATE_NOTIFIER: 'false',
+    },
   });
   const outputs: string[] = [];
   const parts = (run.stdout ?? '').split(new RegExp(`\\n${marker}(\\d+)\\n`));
   for (let i = 1; i < parts.length; i += 2) outputs[Number(parts[i])] = parts[i + 1];
   return outputs;
 }
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+function anchorOf(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
+}
+
+describe('README links', () => {
+  it('stay inside the repository and reach their headings and files', () => {
+    const headings = new Set(
+      [...README.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1].replace(/`/g, ''))),
+    );
+    const problems: string[] = [];
+    for (const [, target] of README.matchAll(/\]\(([^)]+)\)/g)) {
+      if (/^[a-z]+:/i.test(target) || target.startsWith('..') || target.startsWith('/')) {
+        problems.push(`${target}: leaves the repository`);
+      } else if (target.startsWith('#')) {
+        if (!headings.has(target.slice(1))) problems.push(`${target}: no such heading`);
+      } else if (!existsSync(join(ROOT, target.split('#')[0]))) {
+        problems.push(`${target}: no such file`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});

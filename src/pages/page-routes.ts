@@ -1,0 +1,58 @@
+/**
+ * The URLs of the platform's pages (CONTRACT.md §10), kept apart from the REST routes under
+ * `/api/**` and the GraphQL endpoint `/api/graphql`: pages live at the root, built assets under
+ * `/assets/`. The GraphiQL test tab is the one page under `/api` because the contract names its
+ * URL (`GET /api/apps/:appId/apis/:apiId/test`, §3); `TestTabController` serves it.
+ */
+
+/** A page of the single-page front end (`web/src/pages`). */
+export type PageName = 'sign-in' | 'home' | 'keys' | 'new-api' | 'edit-api';
+
+/** What the server knows of a page URL: which page, and whether it needs a platform session. */
+export interface PageRoute {
+  name: PageName;
+  signedIn: boolean;
+}
+
+/** Path segment of an id in a page URL: anything but a slash. */
+const ID = '[^/]+';
+
+const ROUTES: { pattern: RegExp; route: PageRoute }[] = [
+  { pattern: /^\/sign-in\/?$/, route: { name: 'sign-in', signedIn: false } },
+  { pattern: /^\/$/, route: { name: 'home', signedIn: true } },
+  { pattern: /^\/keys\/?$/, route: { name: 'keys', signedIn: true } },
+  { pattern: new RegExp(`^/apps/${ID}/apis/new/?$`), route: { name: 'new-api', signedIn: true } },
+  {
+    pattern: new RegExp(`^/apps/${ID}/apis/${ID}/?$`),
+    route: { name: 'edit-api', signedIn: true },
+  },
+];
+
+/** Where the built assets (hashed file names) are served from. */
+export const ASSETS_PREFIX = '/assets/';
+
+/**
+ * The page a request path names, or null when the path is no page (REST, GraphQL, assets, or
+ * unknown: those fall through to the rest of the service).
+ */
+export function pageRouteOf(path: string): PageRoute | null {
+  return ROUTES.find((r) => r.pattern.test(path))?.route ?? null;
+}
+
+/**
+ * Whether `next` is a path of this service that sign-in may send the browser on to: a single
+ * leading slash (never `//host` or `/\host`, which browsers read as another site), no scheme.
+ */
+export function isSafeNextPath(next: string): boolean {
+  return /^\/(?![/\\])/.test(next) && !/[\r\n]/.test(next);
+}
+
+/**
+ * The sign-in page URL that brings the browser back to `path` (its query string dropped: page
+ * URLs carry none, and a query could hold anything).
+ */
+export function signInUrlFor(path: string): string {
+  return isSafeNextPath(path) && path !== '/'
+    ? `/sign-in?next=${encodeURIComponent(path)}`
+    : '/sign-in';
+}

@@ -1,0 +1,74 @@
+import type { ModelColumn } from '../datasources/dialect';
+import type { ModelTable, TableApiDefinition } from '../platform/version-definition';
+import { baseNameOf, rowColumnsOf, starterQuery } from './starter-query';
+
+const column = (name: string, extra: Partial<ModelColumn> = {}): ModelColumn => ({
+  name,
+  dbType: 'INTEGER',
+  kind: 'int',
+  nullable: true,
+  hasDefault: false,
+  generated: false,
+  maxLength: null,
+  ...extra,
+});
+
+const table: ModelTable = {
+  name: 'order_lines',
+  schema: null,
+  dbName: 'order_lines',
+  datasourceId: 'ds',
+  active: true,
+  primaryKey: ['id'],
+  foreignKeys: [],
+  columns: [
+    column('id', { nullable: false, generated: true }),
+    column('order_id', { nullable: false }),
+    column('note'),
+    column('bad name'),
+  ],
+} as unknown as ModelTable;
+
+const api = (over: Partial<TableApiDefinition>): TableApiDefinition => ({
+  id: 'a',
+  name: 'lines',
+  table: 'order_lines',
+  actions: { select: true, insert: false, update: false, delete: false },
+  public: { select: false, insert: false, update: false, delete: false },
+  fields: null,
+  status: 'draft',
+  createdAt: '',
+  updatedAt: '',
+  ...over,
+});
+
+describe('the test tab starter query', () => {
+  it('upper-cases the first letter of the base name only', () => {
+    expect(baseNameOf('orderLines')).toBe('OrderLines');
+  });
+
+  it('selects every GraphQL-named column when fields is null', () => {
+    expect(starterQuery(api({}), table)).toBe(
+      '{\n  getLines(take: 10) {\n    id\n    order_id\n    note\n  }\n}\n',
+    );
+  });
+
+  it('selects the included columns, in table order, plus required ones while writing', () => {
+    expect(
+      rowColumnsOf(api({ fields: { note: true, id: true, order: { id: true } } }), table),
+    ).toEqual(['id', 'note']);
+    const writing = api({
+      fields: { note: true },
+      actions: { select: true, insert: true, update: false, delete: false },
+    });
+    expect(rowColumnsOf(writing, table)).toEqual(['order_id', 'note']);
+  });
+
+  it('says where the operations are without a select action or a table', () => {
+    const noSelect = api({
+      actions: { select: false, insert: true, update: false, delete: false },
+    });
+    expect(starterQuery(noSelect, table)).toMatch(/^# lines has no select action.*addLines/);
+    expect(starterQuery(api({}), undefined)).toMatch(/no longer in the model/);
+  });
+});
