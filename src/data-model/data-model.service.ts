@@ -17,6 +17,12 @@ export interface ModelTableView {
   primaryKey: string[];
   /** `primaryKey` was chosen by the builder (the database declares none). */
   primaryKeyChosen: boolean;
+  /** The table's comment in the database, when it has one (absent otherwise). */
+  comment?: string;
+  /**
+   * The columns as the model keeps them (`comment`, `dbEnum` and `declaredType` only where the
+   * database gave them), with whether each is in the primary key.
+   */
   fields: (ModelColumn & { primaryKey: boolean })[];
   relations: Navigation[];
 }
@@ -212,8 +218,10 @@ export class DataModelService {
 
   /**
    * Adds an introspected table to the model, or refreshes the model table of the same database
-   * table: new columns appear, dropped ones go, a kept column keeps its enum. A declared key
-   * replaces a chosen one; without one, a chosen key stays while all its columns exist.
+   * table: new columns appear, dropped ones go, a kept column keeps its app enum; everything read
+   * from the catalog (types, database enum values, table and column comments) is replaced by what
+   * the database says now, so a comment removed there goes here too. A declared key replaces a
+   * chosen one; without one, a chosen key stays while all its columns exist.
    */
   private upsert(def: VersionDefinition, datasourceId: string, t: IntrospectedTable): ModelTable {
     const { kind, ...introspected } = t;
@@ -233,6 +241,8 @@ export class DataModelService {
       existing.columns = t.columns.map((c) => ({ ...c, enum: enums.get(c.name) ?? null }));
       existing.primaryKey = keepChosen ? existing.primaryKey : t.primaryKey;
       existing.foreignKeys = t.foreignKeys;
+      if (t.comment) existing.comment = t.comment;
+      else delete existing.comment;
       setFlag(existing, 'primaryKeyChosen', keepChosen);
       setFlag(existing, 'readOnly', kind === 'view');
       return existing;
@@ -258,6 +268,7 @@ export class DataModelService {
       readOnly: t.readOnly === true,
       primaryKey: t.primaryKey,
       primaryKeyChosen: t.primaryKeyChosen === true,
+      ...(t.comment && { comment: t.comment }),
       fields: t.columns.map((c) => ({ ...c, primaryKey: t.primaryKey.includes(c.name) })),
       relations: navigationsOf(def.tables, t.name),
     };

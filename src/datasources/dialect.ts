@@ -43,6 +43,42 @@ export interface ModelColumn {
   maxLength: number | null;
   /** The app enum assigned to this column, or null (CONTRACT.md §3). */
   enum?: string | null;
+  /**
+   * The database enum type of the column, when it has one: a PostgreSQL enum type (`pg_type`
+   * `typtype = 'e'`, directly or through a domain over it) or a MySQL/MariaDB `ENUM(…)`. Absent
+   * for every other column and in definitions saved before enum types were read. The column's
+   * GraphQL type is then a GraphQL enum of these values, unless an app enum is assigned
+   * (`enum`), which wins.
+   */
+  dbEnum?: DatabaseEnum;
+  /**
+   * The type as the database prints it in full where {@link ModelColumn.dbType} is only its
+   * family: PostgreSQL's `format_type()` (`character varying(200)`, `numeric(12,2)`, `mood`,
+   * `integer[]`). Absent on the other databases (their `dbType` is the full type already) and in
+   * older definitions; then `dbType` stands for it.
+   */
+  declaredType?: string;
+  /**
+   * The column's comment in the database catalog (PostgreSQL `COMMENT ON COLUMN`, MySQL/MariaDB
+   * `COLUMN_COMMENT`, SQL Server's `MS_Description` extended property). Absent (or null) when the
+   * column has none; SQLite has no comments.
+   */
+  comment?: string | null;
+}
+
+/**
+ * A database enum type as introspected (PostgreSQL docs, "Enumerated Types"; MySQL "The ENUM
+ * Type"): its name and its values in the database's own order (PostgreSQL `pg_enum.enumsortorder`,
+ * MySQL the order of the definition), which is also the order both databases sort them in.
+ */
+export interface DatabaseEnum {
+  /**
+   * PostgreSQL: the type's name (`pg_type.typname`, without its schema). MySQL/MariaDB, whose
+   * ENUMs are anonymous: `<table>.<column>`.
+   */
+  name: string;
+  /** The values exactly as stored: any text (spaces, leading digits, `true`, …). */
+  values: string[];
 }
 
 /** A foreign key of a table, referencing a table of the same database. */
@@ -81,6 +117,11 @@ export interface IntrospectedTable {
   /** The key the database declares; always [] for a view (a view cannot declare one). */
   primaryKey: string[];
   foreignKeys: ModelForeignKey[];
+  /**
+   * The table's comment in the database catalog (PostgreSQL `COMMENT ON TABLE`, MySQL/MariaDB
+   * `TABLE_COMMENT`, SQL Server's `MS_Description`). Absent (or null) when it has none.
+   */
+  comment?: string | null;
 }
 
 /** Comparison operators of the `where` language (CONTRACT.md §6). */
@@ -320,4 +361,15 @@ export interface Dialect {
   bindValue(column: ModelColumn, value: unknown): unknown;
   /** Turns a driver value into the contract's output form for the column (CONTRACT.md §6 Values). */
   formatValue(column: ModelColumn, raw: unknown): unknown;
+}
+
+/**
+ * A comment read from a database catalog, as the model keeps it: the text as the catalog gives
+ * it, or `undefined` when there is none (SQL NULL, or text of white space only: MySQL/MariaDB
+ * report a missing comment as `''`, MySQL "The INFORMATION_SCHEMA COLUMNS Table").
+ */
+export function catalogComment(raw: unknown): string | undefined {
+  if (raw === null || raw === undefined) return undefined;
+  const text = Buffer.isBuffer(raw) ? raw.toString('utf8') : String(raw);
+  return text.trim() === '' ? undefined : text;
 }

@@ -1,8 +1,13 @@
 import { ALL_ROWS } from './dialect';
 import type { CompiledQuery, Dialect, SelectPlan, SqlPool } from './dialect';
-import { MSSQL_LIST_TABLES_SQL, MssqlDialect } from './mssql.dialect';
-import { MysqlDialect } from './mysql.dialect';
-import { POSTGRES_LIST_TABLES_SQL, PostgresDialect } from './postgres.dialect';
+import { MSSQL_LIST_TABLES_SQL, MssqlDialect, mssqlColumnsSql } from './mssql.dialect';
+import { MysqlDialect, mysqlColumnsSql, mysqlTablesSql } from './mysql.dialect';
+import {
+  POSTGRES_COLUMN_DETAILS_SQL,
+  POSTGRES_LIST_TABLES_SQL,
+  POSTGRES_RELATIONS_SQL,
+  PostgresDialect,
+} from './postgres.dialect';
 import { SqliteDialect } from './sqlite.dialect';
 
 /**
@@ -279,5 +284,203 @@ describe('golden listing SQL, four dialects side by side (issue 11: views and pa
     expect(keys.sql).toContain(
       "AND (con.contype = 'p' OR NOT EXISTS (SELECT 1 FROM pg_inherits inh JOIN pg_class parent ON parent.oid = inh.inhparent\n       WHERE inh.inhrelid = fcl.oid AND parent.relkind = 'p'))",
     );
+  });
+});
+
+describe('golden introspection SQL: comments and enum types (issue 11, item 4)', () => {
+  /** A PostgreSQL `information_schema.columns` row. */
+  const pgColumn = (column_name: string, data_type: string, position: number) => ({
+    table_schema: 'public',
+    table_name: 'people',
+    column_name,
+    data_type,
+    is_nullable: 'YES',
+    column_default: null,
+    is_identity: 'NO',
+    is_generated: 'NEVER',
+    character_maximum_length: data_type === 'character varying' ? 200 : null,
+    ordinal_position: position,
+  });
+
+  it('PostgreSQL: table comment from obj_description, full type, comment and enum labels from pg_attribute', async () => {
+    const detail = (column_name: string, extra: Record<string, unknown>) => ({
+      table_schema: 'public',
+      table_name: 'people',
+      column_name,
+      declared_type: null,
+      comment: null,
+      enum_name: null,
+      enum_values: null,
+      ...extra,
+    });
+    const pool = recordingPool([
+      [
+        pgColumn('id', 'integer', 1),
+        pgColumn('mood', 'USER-DEFINED', 2),
+        pgColumn('email', 'character varying', 3),
+        pgColumn('nothing', 'USER-DEFINED', 4),
+      ],
+      [{ table_schema: 'public', table_name: 'people', relkind: 'r', comment: 'Everyone.' }],
+      [],
+      [
+        detail('id', { declared_type: 'integer' }),
+        detail('mood', {
+          declared_type: 'mood',
+          enum_name: 'mood',
+          enum_values: '["happy","on hold","1st"]',
+          comment: '   ',
+        }),
+        detail('email', { declared_type: 'character varying(200)', comment: "The e-mail's text." }),
+        detail('nothing', { declared_type: 'empty_e', enum_name: 'empty_e', enum_values: '[]' }),
+      ],
+    ]);
+    const [table] = await DIALECTS.postgres.introspect(pool, [
+      { schema: 'public', name: 'people' },
+    ]);
+    expect(pool.queries).toHaveLength(4);
+    const [, relations, , details] = pool.queries;
+    expect(relations.sql).toBe(POSTGRES_RELATIONS_SQL);
+    expect(relations.sql).toContain("obj_description(cl.oid, 'pg_class') AS comment");
+    expect(details.sql).toBe(POSTGRES_COLUMN_DETAILS_SQL);
+    expect(details.params).toEqual([['public'], ['people']]);
+    for (const part of [
+      'format_type(a.atttypid, a.atttypmod) AS declared_type',
+      'col_description(cl.oid, a.attnum) AS comment',
+      "LEFT JOIN pg_type et ON et.typtype = 'e'",
+      "AND et.oid = (CASE WHEN ty.typtype = 'd' THEN ty.typbasetype ELSE ty.oid END)",
+      'array_agg(e.enumlabel ORDER BY e.enumsortorder)',
+      'WHERE a.attnum > 0 AND NOT a.attisdropped',
+    ])
+      expect(details.sql).toContain(part);
+    expect(table.comment).toBe('Everyone.');
+    expect(table.columns).toEqual([
+      expect.objectContaining({ name: 'id', kind: 'int', declaredType: 'integer' }),
+      expect.objectContaining({
+        name: 'mood',
+        kind: 'text',
+        dbType: 'USER-DEFINED',
+        declaredType: 'mood',
+        dbEnum: { name: 'mood', values: ['happy', 'on hold', '1st'] },
+      }),
+      expect.objectContaining({
+        name: 'email',
+        declaredType: 'character varying(200)',
+        comment: "The e-mail's text.",
+      }),
+      expect.objectContaining({ name: 'nothing', dbEnum: { name: 'empty_e', values: [] } }),
+    ]);
+    // Nothing where the catalog has nothing: no `comment` key at all.
+    expect(table.columns[0]).not.toHaveProperty('comment');
+    expect(table.columns[1]).not.toHaveProperty('comment');
+    expect(table.columns[0]).not.toHaveProperty('dbEnum');
+  });
+
+  it("MySQL/MariaDB: COLUMN_COMMENT, TABLE_COMMENT (never a view's `VIEW`) and ENUM values from COLUMN_TYPE", async () => {
+    const column = (
+      table_name: string,
+      column_name: string,
+      data_type: string,
+      column_type: string,
+      column_comment = '',
+    ) => ({
+      table_name,
+      column_name,
+      data_type,
+      column_type,
+      is_nullable: 'YES',
+      column_default: null,
+      extra: '',
+      column_comment,
+    });
+    const pool = recordingPool([
+      [{ db: 'shop' }],
+      [
+        column('orders', 'id', 'int', 'int(11)'),
+        column(
+          'orders',
+          'status',
+          'enum',
+          "enum('new','it''s','on hold','c\\\\d')",
+          'Where it stands',
+        ),
+        column('order_list', 'status', 'enum', "enum('new')"),
+      ],
+      [],
+      [
+        { table_name: 'orders', table_type: 'BASE TABLE', table_comment: 'Orders placed.' },
+        { table_name: 'order_list', table_type: 'VIEW', table_comment: 'VIEW' },
+      ],
+    ]);
+    const tables = await DIALECTS.mysql.introspect(pool, [
+      { schema: null, name: 'orders' },
+      { schema: null, name: 'order_list' },
+    ]);
+    const [, columns, , relations] = pool.queries;
+    expect(columns.sql).toBe(mysqlColumnsSql(2));
+    expect(columns.sql).toContain('COLUMN_COMMENT AS `column_comment`');
+    expect(columns.params).toEqual(['shop', 'orders', 'order_list']);
+    expect(relations.sql).toBe(mysqlTablesSql(2));
+    expect(relations.sql).toBe(
+      'SELECT TABLE_NAME AS `table_name`, TABLE_TYPE AS `table_type`, TABLE_COMMENT AS `table_comment` ' +
+        'FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME IN (?, ?)',
+    );
+    expect(tables.map((t) => [t.dbName, t.kind, t.comment])).toEqual([
+      ['orders', 'table', 'Orders placed.'],
+      ['order_list', 'view', undefined],
+    ]);
+    expect(tables[0].columns[1]).toMatchObject({
+      name: 'status',
+      kind: 'text',
+      comment: 'Where it stands',
+      dbEnum: { name: 'orders.status', values: ['new', "it's", 'on hold', 'c\\d'] },
+    });
+    expect(tables[0].columns[0]).not.toHaveProperty('comment');
+    expect(tables[0].columns[0]).not.toHaveProperty('dbEnum');
+    expect(tables[1].columns[0].dbEnum).toEqual({ name: 'order_list.status', values: ['new'] });
+  });
+
+  it('SQL Server: MS_Description extended properties of the table and of each column (golden only)', async () => {
+    const row = (column_name: string, column_comment: string | null) => ({
+      schema_name: 'dbo',
+      table_name: 'customers',
+      table_kind: 'table',
+      column_name,
+      type_name: 'nvarchar',
+      max_length: 100,
+      is_nullable: true,
+      is_identity: false,
+      is_computed: false,
+      has_default: false,
+      generated_always_type: 0,
+      column_comment,
+      table_comment: 'Who buys.',
+    });
+    const pool = recordingPool([[row('email', 'Where to write'), row('name', null)], [], []]);
+    const [table] = await DIALECTS.mssql.introspect(pool, [{ schema: null, name: 'customers' }]);
+    expect(pool.queries[0].sql).toBe(mssqlColumnsSql('OBJECT_ID(@p1)'));
+    expect(pool.queries[0].sql).toContain(
+      "(SELECT CAST(p.value AS nvarchar(4000)) FROM sys.extended_properties p\n           WHERE p.class = 1 AND p.major_id = o.object_id AND p.minor_id = c.column_id AND p.name = N'MS_Description') AS [column_comment]",
+    );
+    expect(pool.queries[0].sql).toContain(
+      "AND p.minor_id = 0 AND p.name = N'MS_Description') AS [table_comment]",
+    );
+    expect(table.comment).toBe('Who buys.');
+    expect(table.columns.map((c) => [c.name, c.comment])).toEqual([
+      ['email', 'Where to write'],
+      ['name', undefined],
+    ]);
+    expect(table.columns.some((c) => c.dbEnum)).toBe(false);
+  });
+
+  it('SQLite: no comments, no enum types', async () => {
+    const pool = recordingPool([
+      [{ name: 'notes', type: 'table' }],
+      [{ name: 'id', type: 'INTEGER', notnull: 0n, dflt_value: null, pk: 1n, hidden: 0n }],
+      [],
+    ]);
+    const [table] = await DIALECTS.sqlite.introspect(pool, [{ schema: null, name: 'notes' }]);
+    expect(table).not.toHaveProperty('comment');
+    expect(table.columns[0]).not.toHaveProperty('comment');
+    expect(table.columns[0]).not.toHaveProperty('dbEnum');
   });
 });

@@ -902,7 +902,11 @@ describe('introspection of views (issue 11; golden SQL, no server)', () => {
          CASE WHEN ty.is_user_defined = 1 AND ty.is_assembly_type = 0 THEN TYPE_NAME(ty.system_type_id) ELSE ty.name END AS [type_name],
          c.max_length AS [max_length], c.is_nullable AS [is_nullable], c.is_identity AS [is_identity], c.is_computed AS [is_computed],
          CAST(CASE WHEN c.default_object_id <> 0 THEN 1 ELSE 0 END AS bit) AS [has_default],
-         COLUMNPROPERTY(c.object_id, c.name, 'GeneratedAlwaysType') AS [generated_always_type]
+         COLUMNPROPERTY(c.object_id, c.name, 'GeneratedAlwaysType') AS [generated_always_type],
+         (SELECT CAST(p.value AS nvarchar(4000)) FROM sys.extended_properties p
+           WHERE p.class = 1 AND p.major_id = o.object_id AND p.minor_id = c.column_id AND p.name = N'MS_Description') AS [column_comment],
+         (SELECT CAST(p.value AS nvarchar(4000)) FROM sys.extended_properties p
+           WHERE p.class = 1 AND p.major_id = o.object_id AND p.minor_id = 0 AND p.name = N'MS_Description') AS [table_comment]
          FROM sys.columns c
          JOIN sys.objects o ON o.object_id = c.object_id AND o.type IN ('U', 'V')
          JOIN sys.schemas s ON s.schema_id = o.schema_id

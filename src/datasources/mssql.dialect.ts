@@ -1,3 +1,4 @@
+import { catalogComment } from './dialect';
 import type {
   PoolOptions,
   Capabilities,
@@ -105,6 +106,40 @@ export const MSSQL_LIST_TABLES_SQL = `SELECT s.name AS [schema], t.name AS [name
        WHERE v.is_ms_shipped = 0
        ORDER BY [schema], [name]`;
 
+/**
+ * The `MS_Description` extended property of an object (`minor` 0) or of its column `minor`
+ * (SQL Server docs, "sys.extended_properties": class 1 is an object or column; the property SSMS
+ * and `sp_addextendedproperty` use for descriptions), as text: `value` is a `sql_variant` of at
+ * most 7,500 bytes, so `nvarchar(4000)` holds it.
+ */
+function msDescription(minor: string): string {
+  return `(SELECT CAST(p.value AS nvarchar(4000)) FROM sys.extended_properties p
+           WHERE p.class = 1 AND p.major_id = o.object_id AND p.minor_id = ${minor} AND p.name = N'MS_Description')`;
+}
+
+/**
+ * The column query of {@link MssqlDialect.introspect}: `sys.columns` of the objects in `ids`
+ * (`OBJECT_ID(@p1), …`) that are user tables or views, with their type (an alias type resolved
+ * to its system type), identity, computed and default flags, temporal period kind, and the
+ * `MS_Description` of the column and of its table ({@link MssqlColumnRow}).
+ */
+export function mssqlColumnsSql(ids: string): string {
+  return `SELECT s.name AS [schema_name], o.name AS [table_name],
+         CASE WHEN o.type = 'V' THEN 'view' ELSE 'table' END AS [table_kind], c.name AS [column_name],
+         CASE WHEN ty.is_user_defined = 1 AND ty.is_assembly_type = 0 THEN TYPE_NAME(ty.system_type_id) ELSE ty.name END AS [type_name],
+         c.max_length AS [max_length], c.is_nullable AS [is_nullable], c.is_identity AS [is_identity], c.is_computed AS [is_computed],
+         CAST(CASE WHEN c.default_object_id <> 0 THEN 1 ELSE 0 END AS bit) AS [has_default],
+         COLUMNPROPERTY(c.object_id, c.name, 'GeneratedAlwaysType') AS [generated_always_type],
+         ${msDescription('c.column_id')} AS [column_comment],
+         ${msDescription('0')} AS [table_comment]
+         FROM sys.columns c
+         JOIN sys.objects o ON o.object_id = c.object_id AND o.type IN ('U', 'V')
+         JOIN sys.schemas s ON s.schema_id = o.schema_id
+         JOIN sys.types ty ON ty.user_type_id = c.user_type_id
+         WHERE c.object_id IN (${ids})
+         ORDER BY s.name, o.name, c.column_id`;
+}
+
 /** Tables per introspection query: one bound parameter each, well under SQL Server's 2,100. */
 const INTROSPECTION_CHUNK = 500;
 
@@ -132,6 +167,10 @@ export interface MssqlColumnRow {
   has_default: boolean;
   /** `COLUMNPROPERTY(…, 'GeneratedAlwaysType')`: 0, or 1/2 for temporal period columns; null before 2016. */
   generated_always_type: number | null;
+  /** The column's `MS_Description` extended property, or null (absent in rows of older tests). */
+  column_comment?: string | null;
+  /** The table's or view's `MS_Description` extended property, or null; the same on each of its rows. */
+  table_comment?: string | null;
 }
 
 /** One row of the primary key query: a key column, in key order. */
@@ -168,6 +207,7 @@ export function mssqlColumnFromCatalog(row: MssqlColumnRow): ModelColumn {
   let maxLength: number | null = null;
   if (row.max_length > 0 && UNICODE_TEXT.has(type)) maxLength = Math.floor(row.max_length / 2);
   else if (row.max_length > 0 && BYTE_TEXT.has(type)) maxLength = row.max_length;
+  const comment = catalogComment(row.column_comment);
   return {
     name: row.column_name,
     dbType: type,
@@ -178,6 +218,7 @@ export function mssqlColumnFromCatalog(row: MssqlColumnRow): ModelColumn {
     computed,
     maxLength,
     enum: null,
+    ...(comment !== undefined && { comment }),
   };
 }
 
@@ -219,10 +260,12 @@ export function mssqlTablesFromCatalog(
       fk.columns.push(r.column_name);
       fk.referencedColumns.push(r.ref_column);
     }
+    const comment = catalogComment(own[0].table_comment);
     out.push({
       schema,
       dbName: table.name,
       kind: own[0].table_kind === 'view' ? 'view' : 'table',
+      ...(comment !== undefined && { comment }),
       columns: own.map(mssqlColumnFromCatalog),
       primaryKey: keys
         .filter((k) => id(k.schema_name, k.table_name) === key)
@@ -312,7 +355,8 @@ export class MssqlDialect extends SqlCompiler implements Dialect {
    * a name without a schema is looked up in `dbo`. Names are resolved with `OBJECT_ID(@p)` and
    * kept when `sys.objects.type` is `U` (user table) or `V` (view) (docs, "sys.objects"); a view's
    * columns are in `sys.columns` like a table's (docs, "sys.columns": "views"), and it has no
-   * key in `sys.indexes` or `sys.foreign_keys`.
+   * key in `sys.indexes` or `sys.foreign_keys`. Table and column comments are their
+   * `MS_Description` extended properties ({@link mssqlColumnsSql}). SQL Server has no enum types.
    */
   async introspect(pool: SqlPool, tables: TableRef[]): Promise<IntrospectedTable[]> {
     const columns: MssqlColumnRow[] = [];
@@ -322,21 +366,7 @@ export class MssqlDialect extends SqlCompiler implements Dialect {
       const chunk = tables.slice(i, i + INTROSPECTION_CHUNK);
       const params = chunk.map((t) => `${this.quote(t.schema ?? 'dbo')}.${this.quote(t.name)}`);
       const ids = params.map((_, n) => `OBJECT_ID(${this.placeholder(n + 1)})`).join(', ');
-      const c = await pool.run({
-        sql: `SELECT s.name AS [schema_name], o.name AS [table_name],
-         CASE WHEN o.type = 'V' THEN 'view' ELSE 'table' END AS [table_kind], c.name AS [column_name],
-         CASE WHEN ty.is_user_defined = 1 AND ty.is_assembly_type = 0 THEN TYPE_NAME(ty.system_type_id) ELSE ty.name END AS [type_name],
-         c.max_length AS [max_length], c.is_nullable AS [is_nullable], c.is_identity AS [is_identity], c.is_computed AS [is_computed],
-         CAST(CASE WHEN c.default_object_id <> 0 THEN 1 ELSE 0 END AS bit) AS [has_default],
-         COLUMNPROPERTY(c.object_id, c.name, 'GeneratedAlwaysType') AS [generated_always_type]
-         FROM sys.columns c
-         JOIN sys.objects o ON o.object_id = c.object_id AND o.type IN ('U', 'V')
-         JOIN sys.schemas s ON s.schema_id = o.schema_id
-         JOIN sys.types ty ON ty.user_type_id = c.user_type_id
-         WHERE c.object_id IN (${ids})
-         ORDER BY s.name, o.name, c.column_id`,
-        params,
-      });
+      const c = await pool.run({ sql: mssqlColumnsSql(ids), params });
       const k = await pool.run({
         sql: `SELECT s.name AS [schema_name], t.name AS [table_name], c.name AS [column_name]
          FROM sys.indexes i

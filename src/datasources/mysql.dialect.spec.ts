@@ -9,7 +9,7 @@ import type {
   SelectPlan,
 } from './dialect';
 import { MysqlDecimal, parseMysqlUrl, toMysqlParameter } from './mysql-pool';
-import { escapeMysqlLike, MysqlDialect, mysqlKind } from './mysql.dialect';
+import { escapeMysqlLike, MysqlDialect, mysqlEnumValues, mysqlKind } from './mysql.dialect';
 import { ROW_NUMBER_ALIAS } from './sql-compiler';
 
 /**
@@ -477,6 +477,33 @@ describe('MysqlDialect golden SQL', () => {
       expectAllValuesBound(q);
     });
 
+    it('spatial columns are written from and read as WKT text, the text still a bound parameter', () => {
+      const kinds = { id: 'int', spot: 'other' } as const;
+      const insert = my.compileInsert({
+        table,
+        values: [{ column: 'spot', value: 'POINT(1 2)' }],
+        returning: ['id', 'spot'],
+        kinds,
+      });
+      expect(insert).toEqual({
+        sql: 'INSERT INTO `shop`.`customer` (`spot`) VALUES (ST_GeomFromText(?)) RETURNING `id`, ST_AsText(`spot`) AS `spot`',
+        params: ['POINT(1 2)'],
+      });
+      const update = my.compileUpdate({
+        table,
+        set: [{ column: 'spot', value: 'POINT(3 4)' }],
+        where: { kind: 'compare', column: 'id', op: 'eq', value: 1 },
+        scope: { kind: 'and', items: [] },
+        returning: [],
+        kinds,
+      });
+      expect(update.sql).toBe(
+        'UPDATE `shop`.`customer` SET `spot` = ST_GeomFromText(?) WHERE `id` = ?',
+      );
+      expectAllValuesBound(insert);
+      expectAllValuesBound(update);
+    });
+
     it('insert without RETURNING (MySQL)', () => {
       const q = my.compileInsert({
         table,
@@ -600,11 +627,38 @@ describe('mysqlKind', () => {
     ['set', "set('x','y')", 'text'],
     ['varbinary', 'varbinary(16)', 'binary'],
     ['blob', 'blob', 'binary'],
-    ['geometry', 'geometry', 'text'],
+    ['geometry', 'geometry', 'other'],
+    ['point', 'point', 'other'],
+    ['set', "set('a','b')", 'text'],
     ['INT', 'INT(11)', 'int'],
   ])('%s / %s → %s', (dataType, columnType, kind) => {
     expect(mysqlKind(dataType, columnType)).toBe(kind);
   });
+});
+
+describe('mysqlEnumValues (ENUM values from COLUMN_TYPE, as MariaDB and MySQL print them)', () => {
+  it.each([
+    ["enum('a','b')", ['a', 'b']],
+    ["enum('happy','sad','on hold')", ['happy', 'sad', 'on hold']],
+    // A quote inside a value is doubled; commas and parentheses inside quotes are the value's.
+    ["enum('it''s','e,f','x)y','(')", ["it's", 'e,f', 'x)y', '(']],
+    // Backslashes and control characters come as MySQL string escapes (`\\`, `\n`, …).
+    [
+      "enum('c\\\\d','nl\\nx','tab\tx','z\\Z','nul\\0')",
+      ['c\\d', 'nl\nx', 'tab\tx', 'z\x1a', 'nul\0'],
+    ],
+    ["enum('','TRUE','1st')", ['', 'TRUE', '1st']],
+    ["ENUM('é ü','😀')", ['é ü', '😀']],
+  ])('%s', (columnType, values) => {
+    expect(mysqlEnumValues(columnType)).toEqual(values);
+  });
+
+  it.each(["set('a','b')", 'varchar(10)', "enum('a", 'enum(a)'])(
+    '%s is not read as an ENUM',
+    (t) => {
+      expect(mysqlEnumValues(t)).toBeNull();
+    },
+  );
 });
 
 describe('MysqlDialect values', () => {

@@ -1,3 +1,4 @@
+import { catalogComment } from './dialect';
 import type {
   PoolOptions,
   Capabilities,
@@ -31,8 +32,10 @@ import { formatCommon, formatInstant, jsonText } from './value-format';
  * - `date` → date; `datetime` → timestamp (no zone); `timestamp` → timestamptz (stored as UTC,
  *   MySQL "The DATE, DATETIME, and TIMESTAMP Types"); `time` → time.
  * - `json` → json (MySQL; MariaDB's JSON is a LONGTEXT alias and reads as text);
- *   `uuid` (MariaDB ≥ 10.7) → uuid; `binary`, `varbinary` and the blobs → binary; everything
- *   else (char, text, enum, set, spatial types, `inet6`) → text.
+ *   `uuid` (MariaDB ≥ 10.7) → uuid; `binary`, `varbinary` and the blobs → binary; the spatial
+ *   types → other, read and written as their WKT text (`ST_AsText`/`ST_GeomFromText`, MySQL
+ *   "Spatial Data Types"), since the driver hands them as objects that cannot be bound back;
+ *   everything else (char, text, enum, set, `inet6`) → text.
  */
 export function mysqlKind(dataType: string, columnType: string): ColumnKind {
   const t = dataType.toLowerCase();
@@ -83,6 +86,16 @@ export function mysqlKind(dataType: string, columnType: string): ColumnKind {
     case 'mediumblob':
     case 'longblob':
       return 'binary';
+    case 'geometry':
+    case 'point':
+    case 'linestring':
+    case 'polygon':
+    case 'multipoint':
+    case 'multilinestring':
+    case 'multipolygon':
+    case 'geometrycollection':
+    case 'geomcollection':
+      return 'other';
     default:
       return 'text';
   }
@@ -126,6 +139,7 @@ interface ColumnRow {
   is_nullable: string;
   column_default: string | null;
   extra: string | null;
+  column_comment: string | null;
 }
 
 interface KeyRow {
@@ -139,6 +153,89 @@ interface KeyRow {
 
 /** Tables per information_schema query, so an `IN (…)` list stays small. */
 const INTROSPECT_BATCH = 500;
+
+/**
+ * The column query of {@link MysqlDialect.introspect} for one schema (`?` first) and `count`
+ * table names (MySQL "The INFORMATION_SCHEMA COLUMNS Table"): `DATA_TYPE` and `COLUMN_TYPE` give
+ * the kind, the full type and an ENUM's values; `COLUMN_COMMENT` the comment (`''` for none).
+ */
+export function mysqlColumnsSql(count: number): string {
+  return (
+    'SELECT TABLE_NAME AS `table_name`, COLUMN_NAME AS `column_name`, DATA_TYPE AS `data_type`, ' +
+    'COLUMN_TYPE AS `column_type`, IS_NULLABLE AS `is_nullable`, COLUMN_DEFAULT AS `column_default`, EXTRA AS `extra`, ' +
+    'COLUMN_COMMENT AS `column_comment` ' +
+    `FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME IN (${placeholders(count)}) ORDER BY TABLE_NAME, ORDINAL_POSITION`
+  );
+}
+
+/**
+ * The table query of {@link MysqlDialect.introspect} for one schema (`?` first) and `count` table
+ * names (MySQL "The INFORMATION_SCHEMA TABLES Table"): `TABLE_TYPE` `VIEW` is a view;
+ * `TABLE_COMMENT` is the table's comment (`''` for none, the word `VIEW` for every view).
+ */
+export function mysqlTablesSql(count: number): string {
+  return (
+    'SELECT TABLE_NAME AS `table_name`, TABLE_TYPE AS `table_type`, TABLE_COMMENT AS `table_comment` ' +
+    `FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME IN (${placeholders(count)})`
+  );
+}
+
+function placeholders(count: number): string {
+  return Array.from({ length: count }, () => '?').join(', ');
+}
+
+/** MySQL string-literal escapes (MySQL "String Literals", Table 11.1 "Special Character Escape Sequences"). */
+const ESCAPES: Record<string, string> = {
+  '0': '\0',
+  b: '\b',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  Z: '\x1a',
+};
+
+/**
+ * The values of an `ENUM` from its `COLUMN_TYPE` (`enum('a','it''s','c\\d')`), in definition
+ * order, or null when the text is not an ENUM's. Each value is a quoted literal as the server
+ * prints it (MySQL "The ENUM Type"; `SHOW CREATE TABLE` uses the same text): a quote inside a
+ * value is doubled (`''`), and a backslash and the control characters are written as MySQL string
+ * escapes (`\\`, `\n`, `\0`, …; MariaDB and MySQL both), which are read back here; a comma or
+ * parenthesis inside the quotes is part of the value.
+ */
+export function mysqlEnumValues(columnType: string): string[] | null {
+  const m = /^\s*enum\s*\(([\s\S]*)\)\s*$/i.exec(columnType);
+  if (!m) return null;
+  const body = m[1];
+  const values: string[] = [];
+  let i = 0;
+  while (i < body.length) {
+    while (i < body.length && /[\s,]/.test(body[i])) i++;
+    if (i >= body.length) break;
+    if (body[i] !== "'") return null;
+    i++;
+    let value = '';
+    for (;;) {
+      if (i >= body.length) return null;
+      const ch = body[i];
+      if (ch === '\\' && i + 1 < body.length) {
+        const next = body[i + 1];
+        value += ESCAPES[next] ?? next;
+        i += 2;
+      } else if (ch === "'" && body[i + 1] === "'") {
+        value += "'";
+        i += 2;
+      } else if (ch === "'") {
+        i++;
+        break;
+      } else {
+        value += ch;
+        i++;
+      }
+    }
+    values.push(value);
+  }
+  return values;
+}
 
 /**
  * MySQL and MariaDB adapter (`mysql2`, see {@link MysqlPool}). Backtick quoting (MySQL "Schema
@@ -223,21 +320,19 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
     const columns = new Map<string, ColumnRow[]>();
     const keys = new Map<string, KeyRow[]>();
     const views = new Set<string>();
+    const comments = new Map<string, string>();
     const id = (schema: string, table: string) => `${schema}\u0000${table}`;
     for (const [schema, names] of bySchema) {
       for (let i = 0; i < names.length; i += INTROSPECT_BATCH) {
         const batch = names.slice(i, i + INTROSPECT_BATCH);
         const list = batch.map(() => '?').join(', ');
         const cols = await pool.run({
-          sql:
-            'SELECT TABLE_NAME AS `table_name`, COLUMN_NAME AS `column_name`, DATA_TYPE AS `data_type`, ' +
-            'COLUMN_TYPE AS `column_type`, IS_NULLABLE AS `is_nullable`, COLUMN_DEFAULT AS `column_default`, EXTRA AS `extra` ' +
-            `FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME IN (${list}) ORDER BY TABLE_NAME, ORDINAL_POSITION`,
+          sql: mysqlColumnsSql(batch.length),
           params: [schema, ...batch],
         });
         for (const r of cols.rows as unknown as ColumnRow[]) {
           const k = id(schema, String(r.table_name));
-          columns.set(k, [...(columns.get(k) ?? []), r]);
+          columns.set(k, [...(columns.get(k) ?? []), { ...r, table_name: String(r.table_name) }]);
         }
         const keyRows = await pool.run({
           sql:
@@ -252,13 +347,19 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
           const k = id(schema, String(r.table_name));
           keys.set(k, [...(keys.get(k) ?? []), r]);
         }
-        const viewRows = await pool.run({
-          sql:
-            'SELECT TABLE_NAME AS `table_name` FROM information_schema.TABLES ' +
-            `WHERE TABLE_SCHEMA = ? AND TABLE_NAME IN (${list}) AND TABLE_TYPE = 'VIEW'`,
+        const tableRows = await pool.run({
+          sql: mysqlTablesSql(batch.length),
           params: [schema, ...batch],
         });
-        for (const r of viewRows.rows) views.add(id(schema, String(r.table_name)));
+        for (const r of tableRows.rows) {
+          const k = id(schema, String(r.table_name));
+          const view = r.table_type === 'VIEW';
+          if (view) views.add(k);
+          // A view's TABLE_COMMENT is the word `VIEW` (MySQL "The INFORMATION_SCHEMA TABLES
+          // Table"), not a comment: views take none.
+          const comment = view ? undefined : catalogComment(r.table_comment);
+          if (comment !== undefined) comments.set(k, comment);
+        }
       }
     }
     const out: IntrospectedTable[] = [];
@@ -267,10 +368,12 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
       const cols = columns.get(id(schema, t.name));
       if (!cols) continue;
       const tableKeys = keys.get(id(schema, t.name)) ?? [];
+      const comment = comments.get(id(schema, t.name));
       out.push({
         schema,
         dbName: t.name,
         kind: views.has(id(schema, t.name)) ? 'view' : 'table',
+        ...(comment !== undefined && { comment }),
         columns: cols.map(modelColumn),
         primaryKey: tableKeys
           .filter((k) => k.constraint_name === 'PRIMARY')
@@ -284,6 +387,18 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
   /** Backtick quoting; an embedded backtick is doubled (MySQL "Schema Object Names"). */
   quote(identifier: string): string {
     return '`' + identifier.replace(/`/g, '``') + '`';
+  }
+
+  /** Spatial columns (kind `other`) read as WKT text (MySQL "Functions That Format Geometry Values"). */
+  protected override selectItem(column: string, kind: ColumnKind | undefined): string {
+    return kind === 'other'
+      ? `ST_AsText(${this.quote(column)}) AS ${this.quote(column)}`
+      : this.quote(column);
+  }
+
+  /** Spatial columns written from WKT text (MySQL "Functions That Create Geometry Values from WKT"). */
+  protected override writeItem(placeholder: string, kind: ColumnKind | undefined): string {
+    return kind === 'other' ? `ST_GeomFromText(${placeholder})` : placeholder;
   }
 
   protected placeholder(): string {
@@ -454,6 +569,8 @@ function modelColumn(r: ColumnRow): ModelColumn {
     !computed && !autoIncrement && dflt !== null && !(nullable && dflt.toUpperCase() === 'NULL');
   const columnType = String(r.column_type);
   const length = /^(?:var)?char\((\d+)\)/i.exec(columnType);
+  const values = String(r.data_type).toLowerCase() === 'enum' ? mysqlEnumValues(columnType) : null;
+  const comment = catalogComment(r.column_comment);
   return {
     name: String(r.column_name),
     dbType: columnType,
@@ -464,6 +581,9 @@ function modelColumn(r: ColumnRow): ModelColumn {
     computed,
     maxLength: length ? Number(length[1]) : null,
     enum: null,
+    // MySQL ENUMs are anonymous: named after their place.
+    ...(values && { dbEnum: { name: `${r.table_name}.${String(r.column_name)}`, values } }),
+    ...(comment !== undefined && { comment }),
   };
 }
 

@@ -402,6 +402,47 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       });
     });
 
+    it('reads ENUM values from the real COLUMN_TYPE, and table and column comments (issue 11, item 4)', async () => {
+      expect(column('kinds', 'mood').dbEnum).toEqual({
+        name: 'kinds.mood',
+        values: ['happy', 'sad'],
+      });
+      expect(column('kinds', 'mood')).not.toHaveProperty('comment');
+      expect(tables.get('kinds')).not.toHaveProperty('comment');
+      const odd = ["it's", 'c\\d', 'nl\nx', 'e,f', 'x)y', 'on hold', '', 'TRUE', '1st', 'é ü'];
+      const literal = (v: string) =>
+        `'${v.replace(/\\/g, '\\\\').replace(/'/g, "''").replace(/\n/g, '\\n')}'`;
+      await admin.query(
+        `CREATE TABLE commented (id int PRIMARY KEY COMMENT 'The key', m enum(${odd.map(literal).join(',')}) COMMENT 'It''s the mood') COMMENT = 'Rows with comments'`,
+      );
+      await admin.query('CREATE VIEW commented_view AS SELECT id, m FROM commented');
+      try {
+        const [table, view] = await dialect.introspect(pool, [
+          { schema: DB, name: 'commented' },
+          { schema: DB, name: 'commented_view' },
+        ]);
+        expect(table.comment).toBe('Rows with comments');
+        expect(table.columns.map((c) => [c.name, c.comment])).toEqual([
+          ['id', 'The key'],
+          ['m', "It's the mood"],
+        ]);
+        expect(table.columns[1].dbEnum).toEqual({ name: 'commented.m', values: odd });
+        // Each value read back is exactly what the ENUM lists.
+        await admin.query('INSERT INTO commented VALUES ?', [odd.map((v, i) => [i + 1, v])]);
+        const { rows } = await pool.run({
+          sql: 'SELECT m FROM commented ORDER BY id',
+          params: [],
+        });
+        expect(rows.map((r) => r.m)).toEqual(odd);
+        expect(view.kind).toBe('view');
+        expect(view).not.toHaveProperty('comment');
+        expect(view.columns[1].dbEnum).toEqual({ name: 'commented_view.m', values: odd });
+      } finally {
+        await admin.query('DROP VIEW commented_view');
+        await admin.query('DROP TABLE commented');
+      }
+    });
+
     it('keeps the order asked for, skips missing tables and reads a null schema as the URL database', async () => {
       const found = await dialect.introspect(pool, [
         { schema: null, name: 'orders' },

@@ -1,9 +1,11 @@
 import type { TlsOptions } from 'node:tls';
 import { PoolConfig, types as pgTypes } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
+import { catalogComment } from './dialect';
 import type {
   Capabilities,
   ColumnKind,
+  DatabaseEnum,
   PoolOptions,
   DatabaseRefusal,
   Dialect,
@@ -127,6 +129,55 @@ export const POSTGRES_MATVIEW_COLUMNS_SQL = `SELECT ns.nspname::text, cl.relname
                 AND ns.nspname = ANY($1) AND cl.relname = ANY($2)`;
 
 /**
+ * The kind and comment of each relation asked for (PostgreSQL docs, "pg_class": `relkind`;
+ * "System Information Functions": `obj_description(oid, 'pg_class')` reads `COMMENT ON TABLE`,
+ * `COMMENT ON VIEW` and `COMMENT ON MATERIALIZED VIEW`). Parameters `$1` schemas, `$2` names.
+ */
+export const POSTGRES_RELATIONS_SQL = `SELECT ns.nspname AS table_schema, cl.relname AS table_name, cl.relkind::text AS relkind,
+                obj_description(cl.oid, 'pg_class') AS comment
+              FROM pg_class cl JOIN pg_namespace ns ON ns.oid = cl.relnamespace
+              WHERE ns.nspname = ANY($1) AND cl.relname = ANY($2) AND cl.relkind IN ('r', 'p', 'v', 'm', 'f')`;
+
+/**
+ * What `information_schema.columns` does not say of a column, from `pg_attribute` (PostgreSQL
+ * docs, "System Catalogs" and "System Information Functions"), for tables, views and
+ * materialized views alike:
+ * - `declared_type`: `format_type(atttypid, atttypmod)`, the type in full as `psql` prints it
+ *   (`character varying(200)`, `numeric(12,2)`, `mood`, `inv.mood` outside the search path);
+ * - `comment`: `col_description()`, i.e. `COMMENT ON COLUMN`;
+ * - `enum_name`, `enum_values`: for a column of an enum type (`pg_type.typtype = 'e'`), or of a
+ *   domain whose base type is one, the type's name and its labels in `pg_enum.enumsortorder`
+ *   (the order PostgreSQL sorts them in) as JSON text; `[]` for an enum without labels. Arrays
+ *   of an enum are not enums (they stay text form).
+ * Parameters `$1` schemas, `$2` names.
+ */
+export const POSTGRES_COLUMN_DETAILS_SQL = `SELECT ns.nspname AS table_schema, cl.relname AS table_name, a.attname AS column_name,
+                format_type(a.atttypid, a.atttypmod) AS declared_type,
+                col_description(cl.oid, a.attnum) AS comment,
+                et.typname AS enum_name,
+                CASE WHEN et.oid IS NOT NULL THEN COALESCE((SELECT array_to_json(array_agg(e.enumlabel ORDER BY e.enumsortorder))
+                  FROM pg_enum e WHERE e.enumtypid = et.oid)::text, '[]') END AS enum_values
+              FROM pg_attribute a
+              JOIN pg_class cl ON cl.oid = a.attrelid
+              JOIN pg_namespace ns ON ns.oid = cl.relnamespace
+              JOIN pg_type ty ON ty.oid = a.atttypid
+              LEFT JOIN pg_type et ON et.typtype = 'e'
+                AND et.oid = (CASE WHEN ty.typtype = 'd' THEN ty.typbasetype ELSE ty.oid END)
+              WHERE a.attnum > 0 AND NOT a.attisdropped AND cl.relkind IN ('r', 'p', 'v', 'm', 'f')
+                AND ns.nspname = ANY($1) AND cl.relname = ANY($2)`;
+
+/** The enum type of a {@link POSTGRES_COLUMN_DETAILS_SQL} row, or undefined when it has none. */
+function enumOf(row: Record<string, unknown> | undefined): DatabaseEnum | undefined {
+  if (!row || row.enum_name === null || row.enum_name === undefined) return undefined;
+  const values =
+    typeof row.enum_values === 'string' ? (JSON.parse(row.enum_values) as unknown) : [];
+  return {
+    name: String(row.enum_name),
+    values: Array.isArray(values) ? values.map(String) : [],
+  };
+}
+
+/**
  * PostgreSQL adapter (`pg` through a TypeORM pool). Quoting with `"`, `$n` placeholders,
  * `ILIKE … ESCAPE '\'` for case-insensitive literal matching, explicit `NULLS FIRST/LAST` because
  * PostgreSQL sorts NULL as the largest value (PostgreSQL docs, "ORDER BY").
@@ -194,7 +245,11 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
    *   views are not there ("columns" holds relkinds r, v, f, p only), so theirs come from
    *   `pg_attribute`, typed as `information_schema.columns.data_type` would type them
    *   ({@link POSTGRES_MATVIEW_COLUMNS_SQL}).
-   * - Kind: `pg_class.relkind` `v` or `m` is a view, anything else a table.
+   * - Kind: `pg_class.relkind` `v` or `m` is a view, anything else a table; the table's
+   *   comment from `obj_description()` ({@link POSTGRES_RELATIONS_SQL}).
+   * - The full type (`declaredType`), the column comment and an enum type's name and labels
+   *   (`dbEnum`) from `pg_attribute` ({@link POSTGRES_COLUMN_DETAILS_SQL}). An enum column's
+   *   `data_type` is `USER-DEFINED`, so its kind stays text.
    * - Keys: `pg_constraint`. A partitioned table declares its own primary and foreign keys on the
    *   parent (PostgreSQL ≥ 11). A foreign key referencing a partitioned table also gets one
    *   internal copy per partition (PostgreSQL ≥ 12, `conparentid` set); copies whose referenced
@@ -221,14 +276,7 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
         params,
       })
     ).rows.filter((r) => wanted(r.table_schema, r.table_name));
-    const relkinds = (
-      await pool.run({
-        sql: `SELECT ns.nspname AS table_schema, cl.relname AS table_name, cl.relkind::text AS relkind
-              FROM pg_class cl JOIN pg_namespace ns ON ns.oid = cl.relnamespace
-              WHERE ns.nspname = ANY($1) AND cl.relname = ANY($2) AND cl.relkind IN ('r', 'p', 'v', 'm', 'f')`,
-        params,
-      })
-    ).rows;
+    const relkinds = (await pool.run({ sql: POSTGRES_RELATIONS_SQL, params })).rows;
     const keys = (
       await pool.run({
         sql: `SELECT ns.nspname AS table_schema, cl.relname AS table_name, con.contype, con.conname,
@@ -248,6 +296,9 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
         params,
       })
     ).rows.filter((r) => wanted(r.table_schema, r.table_name));
+    const details = (await pool.run({ sql: POSTGRES_COLUMN_DETAILS_SQL, params })).rows.filter(
+      (r) => wanted(r.table_schema, r.table_name),
+    );
     return tables
       .map((t): IntrospectedTable | null => {
         const schema = t.schema ?? 'public';
@@ -257,15 +308,22 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
         if (own.length === 0) return null;
         const constraints = keys.filter(mine);
         const primary = constraints.find((k) => k.contype === 'p');
-        const relkind = relkinds.find(mine)?.relkind;
+        const relation = relkinds.find(mine);
+        const relkind = relation?.relkind;
+        const comment = catalogComment(relation?.comment);
+        const detailsOf = details.filter(mine);
         return {
           schema,
           dbName: t.name,
           kind: relkind === 'v' || relkind === 'm' ? 'view' : 'table',
+          ...(comment !== undefined && { comment }),
           columns: own.map((c): ModelColumn => {
             const serial =
               typeof c.column_default === 'string' && c.column_default.startsWith('nextval(');
             const computed = c.is_generated === 'ALWAYS';
+            const detail = detailsOf.find((d) => d.column_name === c.column_name);
+            const dbEnum = enumOf(detail);
+            const columnComment = catalogComment(detail?.comment);
             return {
               name: String(c.column_name),
               dbType: String(c.data_type),
@@ -277,6 +335,11 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
               maxLength:
                 c.character_maximum_length === null ? null : Number(c.character_maximum_length),
               enum: null,
+              ...(typeof detail?.declared_type === 'string' && {
+                declaredType: detail.declared_type,
+              }),
+              ...(dbEnum && { dbEnum }),
+              ...(columnComment !== undefined && { comment: columnComment }),
             };
           }),
           // Arrays come as JSON text: the pool keeps every array type as PostgreSQL's text form.

@@ -140,7 +140,7 @@ export abstract class SqlCompiler {
     const params = new ParamList((i) => this.placeholder(i));
     const target = this.tableName(plan.table);
     const body = plan.values.length
-      ? `(${plan.values.map((v) => this.quote(v.column)).join(', ')}) VALUES (${plan.values.map((v) => params.add(v.value)).join(', ')})`
+      ? `(${plan.values.map((v) => this.quote(v.column)).join(', ')}) VALUES (${plan.values.map((v) => this.writeItem(params.add(v.value), plan.kinds?.[v.column])).join(', ')})`
       : 'DEFAULT VALUES';
     return {
       sql: `INSERT INTO ${target} ${body}${this.returning(plan.returning, plan.kinds)}`,
@@ -151,7 +151,12 @@ export abstract class SqlCompiler {
   /** `UPDATE … SET … WHERE … RETURNING`; only the given columns change. */
   compileUpdate(plan: UpdatePlan): CompiledQuery {
     const params = new ParamList((i) => this.placeholder(i));
-    const set = plan.set.map((v) => `${this.quote(v.column)} = ${params.add(v.value)}`).join(', ');
+    const set = plan.set
+      .map(
+        (v) =>
+          `${this.quote(v.column)} = ${this.writeItem(params.add(v.value), plan.kinds?.[v.column])}`,
+      )
+      .join(', ');
     const where = this.whereClause(this.filterOf(plan), params);
     return {
       sql: `UPDATE ${this.tableName(plan.table)} SET ${set}${where}${this.returning(plan.returning, plan.kinds)}`,
@@ -181,6 +186,14 @@ export abstract class SqlCompiler {
    */
   protected selectItem(column: string, _kind: ColumnKind | undefined): string {
     return this.quote(column);
+  }
+
+  /**
+   * A written value's placeholder in an INSERT or UPDATE. Adapters whose database stores a kind
+   * from its text form through a function wrap it here (MySQL: spatial WKT in `ST_GeomFromText`).
+   */
+  protected writeItem(placeholder: string, _kind: ColumnKind | undefined): string {
+    return placeholder;
   }
 
   private orderBy(order: OrderTerm[]): string {

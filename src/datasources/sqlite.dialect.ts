@@ -134,7 +134,8 @@ export class SqliteDialect extends SqlCompiler implements Dialect {
    * a view's columns take the declared type of what they select, or none, and are never NOT NULL
    * or keys). A view whose tables or columns are gone fails to compile when read
    * ("no such table"): it is left out, like a table that does not exist. Pool errors (timeout,
-   * no connection) propagate.
+   * no connection) propagate. SQLite keeps no comments and has no enum types, so tables and
+   * columns carry neither.
    */
   async introspect(pool: SqlPool, tables: TableRef[]): Promise<IntrospectedTable[]> {
     const types = new Map(

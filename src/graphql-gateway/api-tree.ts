@@ -1,6 +1,6 @@
 import { GRAPHQL_NAME } from '../common/graphql-name';
 import { isIdColumn, Navigation, navigationsOf, requiredColumns } from '../data-model/model-graph';
-import type { ModelColumn } from '../datasources/dialect';
+import type { DatabaseEnum, ModelColumn } from '../datasources/dialect';
 import type {
   FieldsTree,
   ModelTable,
@@ -192,4 +192,120 @@ export function buildApiTree(def: VersionDefinition, api: TableApiDefinition): R
   const node = unnamedTree(def, api);
   if (node) nameRowTypes([{ api, node }]);
   return node;
+}
+
+/** Words GraphQL does not allow as enum values (GraphQL spec §3.9 "Enums"). */
+const NOT_ENUM_VALUES = new Set(['true', 'false', 'null']);
+
+/**
+ * Whether a database enum value can be its own GraphQL enum value name: a GraphQL name
+ * (`[_A-Za-z][_0-9A-Za-z]*`), not `true`, `false` or `null`, not starting with `__` (reserved for
+ * introspection, GraphQL spec §2.1.9).
+ */
+function isOwnName(value: string): boolean {
+  return GRAPHQL_NAME.test(value) && !NOT_ENUM_VALUES.has(value) && !value.startsWith('__');
+}
+
+/**
+ * The GraphQL enum value names of a database enum's values, position for position (README
+ * "Enums", "Database enum types"). Deterministic, so a value always gets the same name:
+ * 1. A value that is a GraphQL name (not `true`, `false`, `null`, not starting with `__`) is its
+ *    own name: `happy` → `happy`, `Happy` → `Happy` (names are case-sensitive, so both exist).
+ * 2. Any other value: every character outside `[_0-9A-Za-z]` becomes `_` (`on hold` → `on_hold`,
+ *    `é` → `_`); then a result that is empty, starts with a digit or `__`, or is `true`, `false`
+ *    or `null` gets `V_` in front (`1st` → `V_1st`, `true` → `V_true`, `` → `V_`).
+ * 3. A name already taken, by a rule-1 value first and then by earlier values, gets `_2`, `_3`, …
+ *    (the first free one): `on hold` next to `on_hold` → `on_hold_2`.
+ * The GraphQL enum value's internal value is the stored text, so output shows the name of what the
+ * database holds and input (a name, or the stored text, see `input-coercion.ts`) writes the text.
+ */
+export function enumValueNames(values: readonly string[]): string[] {
+  const names: (string | undefined)[] = [];
+  const taken = new Set<string>();
+  for (const value of values) {
+    const own = isOwnName(value) && !taken.has(value);
+    if (own) taken.add(value);
+    names.push(own ? value : undefined);
+  }
+  return values.map((value, i) => {
+    const own = names[i];
+    if (own !== undefined) return own;
+    let base = [...value].map((ch) => (/^[_0-9A-Za-z]$/.test(ch) ? ch : '_')).join('');
+    if (base === '' || /^(\d|__)/.test(base) || NOT_ENUM_VALUES.has(base)) base = `V_${base}`;
+    let name = base;
+    for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
+    taken.add(name);
+    return name;
+  });
+}
+
+/** One key per database enum name and value list: columns of equal enums share one GraphQL enum. */
+export function databaseEnumKey(dbEnum: DatabaseEnum): string {
+  return JSON.stringify([dbEnum.name, dbEnum.values]);
+}
+
+/**
+ * The database enum that types a column in GraphQL, or null: the column has one with at least
+ * one value (GraphQL enums need a value), is not typed `ID` (a key, `isIdColumn`), and has no app
+ * enum that exists in the version (`appEnums`): a builder's app enum wins.
+ */
+export function databaseEnumOf(
+  table: ModelTable,
+  column: ModelColumn,
+  appEnums: { has(name: string): boolean },
+): DatabaseEnum | null {
+  const dbEnum = column.dbEnum;
+  if (!dbEnum || !Array.isArray(dbEnum.values) || dbEnum.values.length === 0) return null;
+  if (!dbEnum.values.every((v) => typeof v === 'string')) return null;
+  if (column.enum && appEnums.has(column.enum)) return null;
+  if (isIdColumn(table, column.name)) return null;
+  return dbEnum;
+}
+
+/** A database enum and the GraphQL name of its enum type (see {@link nameDatabaseEnums}). */
+export interface NamedDatabaseEnum {
+  typeName: string;
+  /** `<typeName>Filter`: its column operator input. */
+  filterName: string;
+  dbEnum: DatabaseEnum;
+}
+
+/**
+ * Names the GraphQL enum types of a version's database enums (README "Enums"): every column of an
+ * active table that {@link databaseEnumOf} types, named GraphQL names, in table and column order.
+ * Equal enums ({@link databaseEnumKey}) share one type. A type is named after the database type,
+ * as {@link tableTypeName} names tables (`mood` → `Mood`; a MySQL ENUM, named `<table>.<column>`,
+ * → `Orders_status`), or the first of `<Name>_2`, `<Name>_3`, … whose name and `<Name>Filter`
+ * are both free: not in `reserved` (app enums, built-in scalars, root types), not minted by any
+ * API's `<Base>`, `<Base>Filter` or `<Base>Order`, and not taken by an earlier database enum. So a
+ * database enum never clashes: it yields to every name a builder chose. Deterministic.
+ * @returns the named enums by {@link databaseEnumKey}.
+ */
+export function nameDatabaseEnums(
+  def: VersionDefinition,
+  reserved: Iterable<string> = [],
+): Map<string, NamedDatabaseEnum> {
+  const taken = new Set<string>(reserved);
+  for (const api of def.apis) for (const name of rowTypeNames(baseName(api.name))) taken.add(name);
+  const appEnums = new Set(def.enums.map((e) => e.name));
+  const named = new Map<string, NamedDatabaseEnum>();
+  for (const table of def.tables) {
+    if (!table.active) continue;
+    for (const column of table.columns) {
+      const dbEnum = GRAPHQL_NAME.test(column.name)
+        ? databaseEnumOf(table, column, appEnums)
+        : null;
+      if (!dbEnum) continue;
+      const key = databaseEnumKey(dbEnum);
+      if (named.has(key)) continue;
+      const start = tableTypeName(String(dbEnum.name));
+      let typeName = start;
+      for (let n = 2; taken.has(typeName) || taken.has(`${typeName}Filter`); n++)
+        typeName = `${start}_${n}`;
+      taken.add(typeName);
+      taken.add(`${typeName}Filter`);
+      named.set(key, { typeName, filterName: `${typeName}Filter`, dbEnum });
+    }
+  }
+  return named;
 }

@@ -1,6 +1,7 @@
 import {
   ConstValueNode,
   DocumentNode,
+  GraphQLEnumType,
   GraphQLInputType,
   GraphQLNamedType,
   GraphQLSchema,
@@ -67,6 +68,17 @@ function floatFromText(text: string): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
+/**
+ * The name of the value of `type` whose stored text (its internal value) is `text`, else of the
+ * value named `text`, else undefined. App enum values are named as they are stored; a database
+ * enum's value may have another name (`on hold` → `on_hold`, `api-tree.ts` `enumValueNames`),
+ * and a text can never be one value's stored text and another's name (a value that is a GraphQL
+ * name is always its own name), so the order is never ambiguous.
+ */
+function enumNameOf(type: GraphQLEnumType, text: string): string | undefined {
+  return type.getValues().find((v) => v.value === text)?.name ?? type.getValue(text)?.name;
+}
+
 /** The literal replacing `node` where `type` is expected, or `undefined` when it stays. */
 function coerceLiteral(
   node: ValueNode,
@@ -76,7 +88,8 @@ function coerceLiteral(
   if (node.kind === Kind.STRING) {
     const text = node.value;
     if (isEnumType(type)) {
-      return type.getValue(text) ? { kind: Kind.ENUM, value: text } : undefined;
+      const name = enumNameOf(type, text);
+      return name === undefined ? undefined : { kind: Kind.ENUM, value: name };
     }
     switch (scalarName(type)) {
       case 'Int': {
@@ -130,6 +143,11 @@ function coerceVariable(value: unknown, type: GraphQLInputType): unknown {
     }
     return copy ?? value;
   }
+  if (isEnumType(type)) {
+    // JSON strings are enum value names already; a database enum's stored text becomes its name.
+    if (typeof value !== 'string' || type.getValue(value)) return value;
+    return enumNameOf(type, value) ?? value;
+  }
   switch (scalarName(type)) {
     case 'Int':
       return typeof value === 'string' ? (intFromText(value) ?? value) : value;
@@ -140,7 +158,7 @@ function coerceVariable(value: unknown, type: GraphQLInputType): unknown {
     case 'Boolean':
       return value === 'true' ? true : value === 'false' ? false : value;
     default:
-      return value; // enums (already names in JSON), ID and custom scalars
+      return value; // ID and custom scalars
   }
 }
 
@@ -226,12 +244,15 @@ export function coerceVariables(
  * - `"12.5"`, `"1e3"`, `"42"` where `Float` is expected → `12.5`, `1e3`, `42`;
  * - `42`, `12.5` where `String` is expected → `"42"`, `"12.5"`;
  * - `"true"` / `"false"` where `Boolean` is expected → `true` / `false`;
- * - `"PAID"` where an enum with a value named `PAID` is expected → `PAID`.
+ * - `"PAID"` where an enum with a value named `PAID` is expected → `PAID`; a text that is the
+ *   stored value of a database enum's value → that value's name (`"on hold"` → `on_hold`).
  *
  * Variables (only those declared by the operation that runs: the one named `operationName`, or
  * the only one): the same rules on the JSON value, through lists and input-object fields:
  * `{"n": "42"}` for `$n: Int` → `{"n": 42}`; `{"s": 42}` for `$s: String` → `{"s": "42"}`;
- * `{"b": "true"}` for `$b: Boolean` → `{"b": true}`. Enum values are already strings in JSON.
+ * `{"b": "true"}` for `$b: Boolean` → `{"b": true}`. Enum values are already strings in JSON
+ * (their names); a string that names no value but is one value's stored text becomes its name
+ * (`{"m": "on hold"}` → `{"m": "on_hold"}`).
  *
  * It never guesses: `"12.5"`, `"1e3"`, `" 12"`, `"12abc"`, `""` into `Int`; `"TRUE"`, `"yes"`, `"1"`
  * into `Boolean`; a text that names no enum value; values with no expected type (unknown field or

@@ -161,6 +161,12 @@ const NUMBER_OPS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin'] as const
 const LIKE_OPS = new Set(['contains', 'startsWith', 'endsWith']);
 const BOOLEAN_OPS = ['eq', 'neq'] as const;
 const ID_OPS = ['eq', 'neq', 'in', 'nin'] as const;
+/**
+ * A database enum column: equality and lists in the enum's own type, and literal text matching.
+ * No `gt`/`lt`: PostgreSQL compares enum values by their declared order, MySQL by their text, so
+ * no bound means the same on both.
+ */
+const ENUM_OPS = ['eq', 'neq', 'contains', 'startsWith', 'endsWith', 'in', 'nin'] as const;
 
 /** Every operator name a filter may carry. */
 export type FilterOp = (typeof TEXT_OPS)[number];
@@ -246,14 +252,26 @@ const FILTERS = {
 } as const;
 
 /**
- * The operator input of a column: shared by every schema (GraphQL types may be shared). Enum
- * columns filter as text (CONTRACT.md §6).
+ * The operator input of a column: shared by every schema (GraphQL types may be shared). Columns
+ * with an app enum filter as text (CONTRACT.md §6); a column typed by a database enum takes its
+ * enum's own input instead ({@link enumFilterInput}, chosen by the schema builder).
  */
 export function filterInputOf(kind: ColumnKind, isKey: boolean): GraphQLInputObjectType {
   if (isKey) return FILTERS.ID;
   if (kind === 'other') return FILTERS.Other;
   const name = scalarOf(kind).name as keyof typeof FILTERS;
   return FILTERS[name] ?? FILTERS.String;
+}
+
+/**
+ * The operator input `<name>` of a database enum column (README "Filters"): `eq`, `neq`, `in`,
+ * `nin` take values of `type` (so a value outside the database type is a validation error, and
+ * the planner receives the stored text), `eq: null`/`neq: null` match empty/filled fields, and
+ * `contains`/`startsWith`/`endsWith` match the stored text literally, ignoring case, as on text
+ * columns. One per enum type of a version (the schema builder names it `<Enum>Filter`).
+ */
+export function enumFilterInput(name: string, type: GraphQLEnumType): GraphQLInputObjectType {
+  return operatorInput(name, type, ENUM_OPS);
 }
 
 /**

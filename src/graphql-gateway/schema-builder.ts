@@ -15,17 +15,33 @@ import {
   GraphQLSchema,
 } from 'graphql';
 import { isRequiredOnInsert } from '../data-model/model-graph';
-import type { Capabilities, ModelColumn } from '../datasources/dialect';
+import type { Capabilities, DatabaseEnum, ModelColumn } from '../datasources/dialect';
 import type {
   ModelEnum,
+  ModelTable,
   TableApiDefinition,
   VersionDefinition,
 } from '../platform/version-definition';
 import type { Permissions } from '../app-access/row-rules';
-import { baseName, buildApiTrees, RowNode } from './api-tree';
+import {
+  baseName,
+  buildApiTrees,
+  databaseEnumKey,
+  databaseEnumOf,
+  enumValueNames,
+  nameDatabaseEnums,
+  RowNode,
+} from './api-tree';
 import type { AudienceView } from './request/audience';
 import type { GatewayContext } from './gateway-context';
-import { filterInputOf, isOrderable, scalarOf, SHARED_TYPE_NAMES, SortDirection } from './scalars';
+import {
+  enumFilterInput,
+  filterInputOf,
+  isOrderable,
+  scalarOf,
+  SHARED_TYPE_NAMES,
+  SortDirection,
+} from './scalars';
 import {
   addResolver,
   countResolver,
@@ -80,6 +96,69 @@ export function enumType(e: ModelEnum): GraphQLEnumType {
 }
 
 /**
+ * A database enum as a GraphQL enum named `name` (README "Enums", "Database enum types"): one
+ * value per database value, named by {@link enumValueNames} and holding the stored text as its
+ * internal value, so output serializes what the database holds to its name and input parses a
+ * name back to the stored text. A value whose name differs from its text says the text in its
+ * description.
+ */
+export function databaseEnumType(name: string, dbEnum: DatabaseEnum): GraphQLEnumType {
+  const names = enumValueNames(dbEnum.values);
+  return new GraphQLEnumType({
+    name,
+    description: `Values of the database enum ${dbEnum.name}.`,
+    values: Object.fromEntries(
+      dbEnum.values.map((value, i) => [
+        names[i],
+        {
+          value,
+          description: names[i] === value ? undefined : `Database value: ${JSON.stringify(value)}.`,
+        },
+      ]),
+    ),
+  });
+}
+
+/** The longest comment a description carries, in characters; a longer one is cut with `…`. */
+const COMMENT_LIMIT = 1000;
+
+/** A catalog comment as description text: trimmed, cut at {@link COMMENT_LIMIT}, ending a sentence. */
+function commentSentence(comment: string | null | undefined): string | null {
+  const text = typeof comment === 'string' ? comment.trim() : '';
+  if (!text) return null;
+  const chars = [...text];
+  const cut = chars.length > COMMENT_LIMIT ? `${chars.slice(0, COMMENT_LIMIT).join('')}…` : text;
+  return /[.!?…]$/.test(cut) ? cut : `${cut}.`;
+}
+
+/**
+ * The database type a column's description names: the full declared type where the model has it
+ * (PostgreSQL `format_type`), else `dbType` (MySQL/MariaDB `COLUMN_TYPE`, SQL Server's type
+ * name, SQLite's declared type). A MySQL `ENUM(…)` reads `enum`: its values are the GraphQL
+ * enum's, and would make the description long.
+ */
+export function databaseTypeText(column: ModelColumn): string {
+  const full = column.declaredType ?? column.dbType;
+  return column.dbEnum && /^enum\s*\(/i.test(full) ? 'enum' : full;
+}
+
+/**
+ * A column field's description (README "Values"): the column's catalog comment, when it has one,
+ * then its database type: `The customer's e-mail. Database type: character varying(200).`, or
+ * `Database type: integer.` Nothing else is added.
+ */
+export function columnDescription(column: ModelColumn): string {
+  const comment = commentSentence(column.comment);
+  const type = `Database type: ${databaseTypeText(column)}.`;
+  return comment ? `${comment} ${type}` : type;
+}
+
+/** A row type's description: the table's catalog comment, else `A row of <table>.` */
+export function rowDescription(table: ModelTable): string {
+  return commentSentence(table.comment) ?? `A row of ${table.name}.`;
+}
+
+/**
  * Two parts of a definition would mint the same GraphQL name (CONTRACT.md §3: refused with 409
  * naming both sides). Thrown while a version's types are built.
  */
@@ -125,9 +204,19 @@ class TypeFactory {
     private readonly enums: Map<string, GraphQLEnumType>,
     /** How to name a row node in a clash message (`API "x", nested a.b`). */
     private readonly labelOf: (node: RowNode) => string,
+    /** The database enums' types and filters, by `databaseEnumKey` (`nameDatabaseEnums`). */
+    private readonly dbEnums: Map<
+      string,
+      { type: GraphQLEnumType; filter: GraphQLInputObjectType; label: string }
+    > = new Map(),
   ) {
     for (const name of BUILT_IN_NAMES) this.claim(name, 'builtin', `the built-in type ${name}`);
     for (const name of enums.keys()) this.claim(name, `enum:${name}`, `enum "${name}"`);
+    // Named to avoid every other name (api-tree.ts): a claim can only fail on a bug, as a 409.
+    for (const [key, { type, filter, label }] of dbEnums) {
+      this.claim(type.name, `dbenum:${key}`, label);
+      this.claim(filter.name, `dbenum:${key}`, `the filter of ${label}`);
+    }
   }
 
   /** Records that `owner` mints `name`. @throws DefinitionClash when another part minted it. */
@@ -143,11 +232,29 @@ class TypeFactory {
 
   /**
    * A column's type in output and in `add`/`update` arguments: `ID` for keys, the model enum for
-   * an enum column (text again once the enum is deleted), else the kind's scalar.
+   * an enum column (text again once the enum is deleted), else the GraphQL enum of its database
+   * enum type, else the kind's scalar.
    */
   column(node: RowNode, c: ModelColumn): GraphQLInputType & GraphQLOutputType {
     if (node.isKey(c.name)) return GraphQLID;
-    return (c.enum && this.enums.get(c.enum)) || scalarOf(c.kind);
+    const appEnum = c.enum && this.enums.get(c.enum);
+    if (appEnum) return appEnum;
+    return this.databaseEnum(node, c)?.type ?? scalarOf(c.kind);
+  }
+
+  /** A column's operator input: its database enum's, else its kind's (`filterInputOf`). */
+  filterInput(node: RowNode, c: ModelColumn): GraphQLInputObjectType {
+    if (node.isKey(c.name)) return filterInputOf(c.kind, true);
+    return this.databaseEnum(node, c)?.filter ?? filterInputOf(c.kind, false);
+  }
+
+  /** The database enum types typing a column (`databaseEnumOf`), when there is one. */
+  private databaseEnum(
+    node: RowNode,
+    c: ModelColumn,
+  ): { type: GraphQLEnumType; filter: GraphQLInputObjectType } | undefined {
+    const dbEnum = databaseEnumOf(node.table, c, this.enums);
+    return dbEnum ? this.dbEnums.get(databaseEnumKey(dbEnum)) : undefined;
   }
 
   /**
@@ -185,7 +292,7 @@ class TypeFactory {
         description: `Conditions on ${node.typeName}; keys at one level combine with AND.`,
         fields: () => ({
           ...Object.fromEntries(
-            node.columns.map((c) => [c.name, { type: filterInputOf(c.kind, node.isKey(c.name)) }]),
+            node.columns.map((c) => [c.name, { type: this.filterInput(node, c) }]),
           ),
           and: {
             type: new GraphQLList(new GraphQLNonNull(self)),
@@ -238,12 +345,15 @@ class TypeFactory {
     if (!type) {
       type = new GraphQLObjectType<Record<string, unknown>, GatewayContext>({
         name: node.typeName,
-        description: `A row of ${node.table.name}.`,
+        description: rowDescription(node.table),
         fields: () => {
           const fields: GraphQLFieldConfigMap<Record<string, unknown>, GatewayContext> = {};
           for (const c of node.columns) {
             const type = this.column(node, c);
-            fields[c.name] = { type: c.nullable ? type : new GraphQLNonNull(type) };
+            fields[c.name] = {
+              type: c.nullable ? type : new GraphQLNonNull(type),
+              description: columnDescription(c),
+            };
           }
           for (const nav of node.navigations) {
             const target = this.row(nav.node);
@@ -283,9 +393,19 @@ export class VersionTypes {
     this.permissions = (def.permissions ?? {}) as Permissions;
     const labels = new Map<RowNode, string>();
     const enums = new Map(def.enums.map((e) => [e.name, enumType(e)]));
+    const reserved = [...BUILT_IN_NAMES, ...SHARED_TYPE_NAMES, ...enums.keys()];
+    // Database enums yield to every name the builder chose; nested rows then yield to them.
+    const dbEnums = new Map(
+      [...nameDatabaseEnums(def, reserved)].map(([key, named]) => {
+        const type = databaseEnumType(named.typeName, named.dbEnum);
+        const label = `the database enum ${named.dbEnum.name}`;
+        return [key, { type, filter: enumFilterInput(named.filterName, type), label }] as const;
+      }),
+    );
     const factory = new TypeFactory(
       enums,
       (node) => labels.get(node) ?? `table ${node.table.name}`,
+      dbEnums,
     );
     // Who mints each operation name. Compared by API, not by name: two APIs of one name (a
     // definition no REST change can save) clash here, before any of their types is built.
@@ -299,7 +419,10 @@ export class VersionTypes {
     };
     // Every API's tree, named together: nested nodes share the types of equal shapes, and their
     // names avoid every name the schema may hold (api-tree.ts, nameRowTypes()).
-    const trees = buildApiTrees(def, [...BUILT_IN_NAMES, ...SHARED_TYPE_NAMES, ...enums.keys()]);
+    const trees = buildApiTrees(def, [
+      ...reserved,
+      ...[...dbEnums.values()].flatMap((e) => [e.type.name, e.filter.name]),
+    ]);
     for (const { api, node } of trees) {
       const label = (n: RowNode, path: string) => {
         labels.set(n, path ? `API "${api.name}", nested ${path}` : `API "${api.name}"`);

@@ -256,7 +256,7 @@ export function addResolver(
       table: tableRef(node.table),
       values,
       returning,
-      kinds: columnKinds(node.table, returning),
+      kinds: columnKinds(node.table, [...returning, ...values.map((v) => v.column)]),
     });
     const write = async (run: Run) => {
       const result = await runWrite(run, conn.dialect, node, 'insert', insert, values);
@@ -298,7 +298,8 @@ export function updateResolver(
     const scope = ctx.scopes.of(node.table, conn.dialect);
     const returning = selectColumns(node, info.fieldNodes, info.fragments);
     const table = tableRef(node.table);
-    const kinds = columnKinds(node.table, returning);
+    // The written columns' kinds too: some dialects write a kind through a function.
+    const kinds = columnKinds(node.table, [...returning, ...set.map((v) => v.column)]);
     const readBack = conn.dialect.compileSelect({
       table,
       columns: returning,
@@ -320,7 +321,14 @@ export function updateResolver(
       // transaction: a row the change moved outside the rule is no row to return, so the change
       // is rolled back. The key never changes, so the row is read back by it.
       rows = await conn.transaction(async (run) => {
-        const update = conn.dialect.compileUpdate({ table, set, where, scope, returning: [] });
+        const update = conn.dialect.compileUpdate({
+          table,
+          set,
+          where,
+          scope,
+          returning: [],
+          kinds,
+        });
         const { affected } = await runWrite(run, conn.dialect, node, 'update', update, set);
         if ((affected ?? 0) === 0) return [];
         const back = (await run(readBack)).rows;

@@ -90,3 +90,21 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function isUuidText(value: unknown): boolean {
   return typeof value === 'string' && UUID.test(value);
 }
+
+/**
+ * Whether a written value lies outside its column's database enum type (PostgreSQL "Enumerated
+ * Types": labels are case-sensitive; MySQL "The ENUM Type": a value is matched under the column's
+ * collation, case-insensitively under the usual `_ci` ones, so it is compared ignoring case there
+ * and the database decides the rest). False when the column has no database enum, or for null.
+ * A column typed by its database enum cannot receive such a value through GraphQL; one with an
+ * app enum assigned (which wins) can.
+ */
+export function outsideEnum(type: DatasourceType, column: ModelColumn, value: unknown): boolean {
+  const values = column.dbEnum?.values;
+  if (!Array.isArray(values) || values.length === 0 || typeof value !== 'string') return false;
+  if (type === 'mysql') {
+    const folded = value.toLowerCase();
+    return !values.some((v) => typeof v === 'string' && v.toLowerCase() === folded);
+  }
+  return !values.includes(value);
+}

@@ -3,7 +3,7 @@ import type { ModelTable } from '../platform/version-definition';
 import type { RowNode } from './api-tree';
 import { DatabaseRefusalError } from './graphql-errors';
 import { columnValue } from './query-planner';
-import { describeRange, integerRange, isUuidText, outsideRange } from './value-ranges';
+import { describeRange, integerRange, isUuidText, outsideEnum, outsideRange } from './value-ranges';
 
 /**
  * Columns `add<Base>`/`update<Base>` take as arguments: the row type's columns that can be
@@ -35,7 +35,9 @@ function checkLength(column: ModelColumn, value: unknown): void {
 /**
  * Refuses a value its column cannot hold, where the model knows the rule, before any SQL runs:
  * a whole number outside the column's integer range, text that is not a UUID for a UUID column
- * (issue "every value it stores": the same refusal, naming the field, on every database).
+ * (issue "every value it stores": the same refusal, naming the field, on every database), text
+ * outside the column's database enum type (reachable only through an app enum assigned to it,
+ * which wins over the database enum: `outsideEnum`).
  * @throws DatabaseRefusalError INVALID_VALUE.
  */
 function checkValue(column: ModelColumn, value: unknown, dialect: Dialect): void {
@@ -53,6 +55,13 @@ function checkValue(column: ModelColumn, value: unknown, dialect: Dialect): void
       code: 'INVALID_VALUE',
       field: column.name,
       message: `${column.name} takes a UUID (8-4-4-4-12 hexadecimal digits)`,
+    });
+  }
+  if (outsideEnum(dialect.type, column, value)) {
+    throw new DatabaseRefusalError({
+      code: 'INVALID_VALUE',
+      field: column.name,
+      message: `${column.name} takes only the values of the database enum ${column.dbEnum?.name}`,
     });
   }
 }

@@ -86,6 +86,17 @@ export const SCHEMAS: Record<string, SchemaObject> = {
     maxLength: { type: 'integer', nullable: true },
     enum: nullableStr('The app enum assigned to the field, or null'),
     primaryKey: bool(),
+    declaredType: nullableStr(
+      "PostgreSQL's full type text (e.g. character varying(200)); absent elsewhere",
+    ),
+    comment: nullableStr("The column's comment in the database catalog; absent when none"),
+    dbEnum: {
+      type: 'object',
+      nullable: true,
+      description:
+        'The database enum type of the column (PostgreSQL enum, MySQL ENUM); absent when none',
+      properties: { name: str(), values: list(str()) },
+    },
   }),
   Relation: object({
     name: str('The navigation field name'),
@@ -101,6 +112,7 @@ export const SCHEMAS: Record<string, SchemaObject> = {
     schema: nullableStr(),
     dbName: str(),
     active: bool('Deactivated tables leave the GraphQL schema'),
+    comment: nullableStr("The table's comment in the database catalog; absent when none"),
     readOnly: bool('A view: its Table APIs may only select'),
     primaryKeyChosen: bool(
       'The key was chosen by a builder (a view, or a table the database gives no key)',

@@ -3,7 +3,10 @@ import type { IntrospectedTable } from '../datasources/dialect';
 /**
  * A table or view imported into an app's model (CONTRACT.md §3). The introspected `kind` is not
  * kept: a view is stored as `readOnly: true`. Definitions saved before views could be imported
- * have neither `readOnly` nor `primaryKeyChosen`; absent means false.
+ * have neither `readOnly` nor `primaryKeyChosen`; absent means false. `comment` (the table's) and,
+ * on columns, `comment`, `dbEnum` and `declaredType` are stored only when the database gave them,
+ * and are absent from definitions saved before they were read (README "Values"): such a table
+ * reads as it did (enum columns as `String`, no comments) until it is imported again.
  */
 export interface ModelTable extends Omit<IntrospectedTable, 'kind'> {
   /** Model name: the database table's name, or `<schema>_<table>` when two imported tables share it. */
