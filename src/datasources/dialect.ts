@@ -21,10 +21,35 @@ export type ColumnKind =
   /** Bytes (`bytea`, `BLOB`, `varbinary`): the `Base64` scalar both ways, bound as bytes. */
   | 'binary'
   /**
+   * A one-dimensional PostgreSQL array whose element kind is one of {@link ARRAY_ELEMENT_KINDS}
+   * (`ModelColumn.elementKind`): a GraphQL list of the element's scalar both ways, compared only
+   * with null, never ordered (PostgreSQL docs, "Arrays").
+   */
+  | 'array'
+  /**
    * A type with no GraphQL counterpart (PostgreSQL intervals, geometric, network, range, bit
-   * string, `xml`, `money`, arrays): its database text form both ways, compared only with null.
+   * string, `xml`, `money`, arrays of other elements or of more dimensions): its database text
+   * form both ways, compared only with null.
    */
   | 'other';
+
+/**
+ * The element kinds an `array` column may have: those whose values PostgreSQL prints inside an
+ * array exactly as it prints them alone, and whose scalar takes them back (README "Values").
+ */
+export const ARRAY_ELEMENT_KINDS: ReadonlySet<ColumnKind> = new Set<ColumnKind>([
+  'text',
+  'int',
+  'bigint',
+  'decimal',
+  'float',
+  'boolean',
+  'uuid',
+  'date',
+  'timestamp',
+  'timestamptz',
+  'time',
+]);
 
 /** A column as introspected and kept in the model. */
 export interface ModelColumn {
@@ -64,6 +89,73 @@ export interface ModelColumn {
    * column has none; SQLite has no comments.
    */
   comment?: string | null;
+  /**
+   * On an `array` column only: the kind of its elements, one of {@link ARRAY_ELEMENT_KINDS}.
+   * Absent on every other column, and in definitions saved before arrays were read as lists
+   * (their array columns are `other` and stay so until the table is imported again).
+   */
+  elementKind?: ColumnKind;
+  /**
+   * On an `array` column only: the element type's name as PostgreSQL's catalog spells it
+   * (`pg_type.typname` of `typelem`: `int4`, `varchar`, `timestamptz`), which decides, e.g., an
+   * integer element's range.
+   */
+  elementType?: string;
+}
+
+/** Element columns per array column: model columns live as long as their schema. */
+const ELEMENTS = new WeakMap<ModelColumn, ModelColumn | null>();
+
+/**
+ * The element of an array column as a column of its own (same name, `dbType` the element type,
+ * `kind` the element kind, nullable: PostgreSQL array elements may be NULL), so the rules of a
+ * plain column of that type (formatting, integer ranges, UUID text) apply to each element. Null
+ * when the column is not an `array` column, or its `elementKind` is not one of
+ * {@link ARRAY_ELEMENT_KINDS} (a definition edited by hand): such a column is read and written as
+ * a column of kind `other` would be ({@link effectiveKind}).
+ */
+export function arrayElement(column: ModelColumn): ModelColumn | null {
+  if (column.kind !== 'array') return null;
+  let element = ELEMENTS.get(column);
+  if (element === undefined) {
+    const kind = column.elementKind;
+    element =
+      kind !== undefined && ARRAY_ELEMENT_KINDS.has(kind)
+        ? {
+            name: column.name,
+            dbType: column.elementType ?? kind,
+            kind,
+            nullable: true,
+            hasDefault: false,
+            generated: false,
+            maxLength: null,
+          }
+        : null;
+    ELEMENTS.set(column, element);
+  }
+  return element;
+}
+
+/**
+ * The kind that decides a column's GraphQL type, operators and formatting: its `kind`, except an
+ * `array` column without a known element kind ({@link arrayElement}), which is `other`.
+ */
+export function effectiveKind(column: ModelColumn): ColumnKind {
+  return column.kind === 'array' && !arrayElement(column) ? 'other' : column.kind;
+}
+
+/**
+ * A stored value the column's GraphQL type cannot show: e.g. a two-dimensional value in a
+ * PostgreSQL array column declared with one dimension (PostgreSQL does not enforce declared
+ * dimensions: docs, "Arrays", 8.15.1). {@link Dialect.formatValue} returns it (never throws it),
+ * so only that field of that row fails; the gateway answers it as `INVALID_VALUE` naming the
+ * field (`shapeRows()`).
+ */
+export class UnreadableValue extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnreadableValue';
+  }
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   POSTGRES_LIST_TABLES_SQL,
   POSTGRES_RELATIONS_SQL,
   PostgresDialect,
+  postgresArrayElement,
 } from './postgres.dialect';
 import { SqliteDialect } from './sqlite.dialect';
 
@@ -373,6 +374,87 @@ describe('golden introspection SQL: comments and enum types (issue 11, item 4)',
     expect(table.columns[0]).not.toHaveProperty('comment');
     expect(table.columns[1]).not.toHaveProperty('comment');
     expect(table.columns[0]).not.toHaveProperty('dbEnum');
+  });
+
+  it('PostgreSQL: one-dimensional arrays of supported elements are lists (issue 11, item 1), other arrays stay text form', async () => {
+    const detail = (column_name: string, element_type: string | null, array_dims: number) => ({
+      table_schema: 'public',
+      table_name: 'people',
+      column_name,
+      declared_type: null,
+      comment: null,
+      enum_name: null,
+      enum_values: null,
+      element_type,
+      array_dims,
+    });
+    const pool = recordingPool([
+      [
+        pgColumn('tags', 'ARRAY', 1),
+        pgColumn('stamps', 'ARRAY', 2),
+        pgColumn('from_view', 'ARRAY', 3),
+        pgColumn('grid', 'ARRAY', 4),
+        pgColumn('docs', 'ARRAY', 5),
+        pgColumn('moods', 'ARRAY', 6),
+        pgColumn('plain', 'integer', 7),
+      ],
+      [{ table_schema: 'public', table_name: 'people', relkind: 'r', comment: null }],
+      [],
+      [
+        detail('tags', 'varchar', 1),
+        detail('stamps', 'timestamptz', 1),
+        detail('from_view', 'int8', 0),
+        detail('grid', 'int4', 2),
+        detail('docs', 'jsonb', 1),
+        detail('moods', null, 1),
+        detail('plain', null, 0),
+      ],
+    ]);
+    const [table] = await DIALECTS.postgres.introspect(pool, [
+      { schema: 'public', name: 'people' },
+    ]);
+    const details = pool.queries[3].sql;
+    for (const part of [
+      "CASE WHEN eln.nspname = 'pg_catalog' THEN el.typname::text END AS element_type",
+      'a.attndims::int AS array_dims',
+      'LEFT JOIN pg_type at ON at.typelem <> 0 AND at.typlen = -1',
+      "AND at.oid = (CASE WHEN ty.typtype = 'd' THEN ty.typbasetype ELSE ty.oid END)",
+    ])
+      expect(details).toContain(part);
+    const kinds = table.columns.map((c) => [c.name, c.kind, c.elementKind, c.elementType]);
+    expect(kinds).toEqual([
+      ['tags', 'array', 'text', 'varchar'],
+      ['stamps', 'array', 'timestamptz', 'timestamptz'],
+      ['from_view', 'array', 'bigint', 'int8'],
+      ['grid', 'other', undefined, undefined],
+      ['docs', 'other', undefined, undefined],
+      ['moods', 'other', undefined, undefined],
+      ['plain', 'int', undefined, undefined],
+    ]);
+    expect(table.columns[3]).not.toHaveProperty('elementKind');
+  });
+
+  it('postgresArrayElement: the element kinds that read as lists', () => {
+    expect(postgresArrayElement('ARRAY', 'int2', 1)).toEqual({
+      elementKind: 'int',
+      elementType: 'int2',
+    });
+    for (const [type, kind] of [
+      ['bpchar', 'text'],
+      ['numeric', 'decimal'],
+      ['float4', 'float'],
+      ['bool', 'boolean'],
+      ['uuid', 'uuid'],
+      ['date', 'date'],
+      ['timestamp', 'timestamp'],
+      ['time', 'time'],
+      ['timetz', 'time'],
+    ])
+      expect(postgresArrayElement('ARRAY', type, null)?.elementKind).toBe(kind);
+    for (const type of ['json', 'bytea', 'interval', 'point', 'inet', 'money', 'oid'])
+      expect([type, postgresArrayElement('ARRAY', type, 1)]).toEqual([type, null]);
+    expect(postgresArrayElement('integer', 'int4', 1)).toBeNull();
+    expect(postgresArrayElement('ARRAY', 'int4', 3)).toBeNull();
   });
 
   it("MySQL/MariaDB: COLUMN_COMMENT, TABLE_COMMENT (never a view's `VIEW`) and ENUM values from COLUMN_TYPE", async () => {

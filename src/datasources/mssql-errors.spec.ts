@@ -346,8 +346,12 @@ describe('translateMssqlError (recorded mssql/tedious error shapes)', () => {
       expectPlain(refusal);
     });
 
-    it('a CHECK conflict is also 547 but none of the refusals', () => {
-      expect(translateMssqlError(recorded(T.check), context('customers', 'insert'))).toBeNull();
+    it('a CHECK conflict is also 547: INVALID_VALUE naming the column (issue 11, item 2)', () => {
+      expect(translateMssqlError(recorded(T.check), context('customers', 'insert'))).toEqual({
+        code: 'INVALID_VALUE',
+        field: 'age',
+        message: 'age cannot hold this value: it breaks a rule (CHECK constraint) of the table',
+      });
     });
 
     it('a text it cannot read (another session language): only a delete is surely a foreign key', () => {
@@ -478,15 +482,6 @@ describe('translateMssqlError (recorded mssql/tedious error shapes)', () => {
   describe('not refusals → null', () => {
     it.each([
       [
-        'a conversion error (245)',
-        recorded(
-          token(
-            245,
-            "Conversion failed when converting the nvarchar value 'abc' to data type int.",
-          ),
-        ),
-      ],
-      [
         'OUTPUT on a table with a trigger (334)',
         recorded(
           token(
@@ -520,6 +515,78 @@ describe('translateMssqlError (recorded mssql/tedious error shapes)', () => {
       ['a number', 2627],
     ])('%s', (_what, error) => {
       expect(translateMssqlError(error, context('customers', 'insert'))).toBeNull();
+    });
+  });
+});
+
+describe('bad values → INVALID_VALUE (issue 11, item 2; SQL Server docs, "Database engine events and errors")', () => {
+  const ck = (message: string) => recorded(token(547, message));
+  it('547 CHECK names the column the message gives, else none', () => {
+    expect(
+      translateMssqlError(
+        ck(
+          'The UPDATE statement conflicted with the CHECK constraint "CK__customers__age__3B75D760". The conflict occurred in database "tg_shop", table "dbo.customers", column \'age\'.',
+        ),
+        context('customers', 'update'),
+      ),
+    ).toEqual({
+      code: 'INVALID_VALUE',
+      field: 'age',
+      message: 'age cannot hold this value: it breaks a rule (CHECK constraint) of the table',
+    });
+    // A table constraint over several columns: no column in the message.
+    expect(
+      translateMssqlError(
+        ck(
+          'The INSERT statement conflicted with the CHECK constraint "CK_range". The conflict occurred in database "tg_shop", table "dbo.customers".',
+        ),
+        context('customers', 'insert'),
+      ),
+    ).toEqual({
+      code: 'INVALID_VALUE',
+      field: null,
+      message: 'A value does not fit its column: it breaks a rule (CHECK constraint) of the table',
+    });
+  });
+
+  it.each([
+    [
+      220,
+      'Arithmetic overflow error for data type smallint, value = 40000.',
+      'out of range for its type',
+    ],
+    [
+      8115,
+      'Arithmetic overflow error converting numeric to data type numeric.',
+      'out of range for its type',
+    ],
+    [
+      241,
+      'Conversion failed when converting date and/or time from character string.',
+      'not a valid date or time',
+    ],
+    [
+      242,
+      'The conversion of a varchar data type to a datetime data type resulted in an out-of-range value.',
+      'not a valid date or time',
+    ],
+    [
+      8169,
+      'Conversion failed when converting from a character string to uniqueidentifier.',
+      'not a valid UUID',
+    ],
+    [
+      245,
+      "Conversion failed when converting the nvarchar value 'abc' to data type int.",
+      'not a valid value of its type',
+    ],
+  ])('%i → INVALID_VALUE, no field (the text names no column)', (number, message, reason) => {
+    expect(
+      translateMssqlError(recorded(token(number, message)), context('customers', 'insert')),
+    ).toEqual({
+      code: 'INVALID_VALUE',
+      field: null,
+      message: `A value does not fit its column: ${reason}`,
     });
   });
 });

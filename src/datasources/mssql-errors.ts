@@ -1,5 +1,5 @@
 import type { DatabaseRefusal, WriteContext } from './dialect';
-import { isObject, knownColumn, text } from './refusal-helpers';
+import { invalidValue, isObject, knownColumn, text } from './refusal-helpers';
 
 /**
  * SQL Server error numbers of the four refusals (SQL Server docs, "Database engine events and
@@ -13,7 +13,26 @@ const NULL_NOT_ALLOWED = 515; // Cannot insert the value NULL into column '%.*ls
 const TRUNCATED = 8152; // String or binary data would be truncated.
 const TRUNCATED_NAMED = 2628; // String or binary data would be truncated in table '%.*ls', column '%.*ls'. Truncated value: '%.*ls'.
 
+/**
+ * Conversion failures and overflows: a value its column cannot hold (SQL Server docs, "Database
+ * engine events and errors"), in plain words. None of their texts names the column.
+ */
+const BAD_VALUES: Record<number, string> = {
+  220: 'out of range for its type', // Arithmetic overflow error for data type %ls, value = %ld.
+  8115: 'out of range for its type', // Arithmetic overflow error converting %ls to data type %ls.
+  517: 'out of range for its type', // Adding a value to a '%ls' column caused an overflow.
+  241: 'not a valid date or time', // Conversion failed when converting date and/or time from character string.
+  242: 'not a valid date or time', // The conversion of a %ls data type to a %ls data type resulted in an out-of-range value.
+  8169: 'not a valid UUID', // Conversion failed when converting from a character string to uniqueidentifier.
+  244: 'out of range for its type', // The conversion of the %ls value '%.*ls' overflowed an %hs column.
+  248: 'out of range for its type', // The conversion of the %ls value '%.*ls' overflowed an int column.
+  245: 'not a valid value of its type', // Conversion failed when converting the %ls value '%.*ls' to data type %ls.
+  8114: 'not a valid value of its type', // Error converting data type %ls to %ls.
+  13609: 'not valid JSON', // JSON text is not properly formatted. Unexpected character '%lc' is found at position %d.
+};
+
 const REFUSAL_NUMBERS = new Set([
+  ...Object.keys(BAD_VALUES).map(Number),
   UNIQUE_CONSTRAINT,
   UNIQUE_INDEX,
   CONSTRAINT_CONFLICT,
@@ -47,12 +66,17 @@ interface ServerError {
  *   message names the constraint or index and the duplicate value, never the column: the field is
  *   named only when the key has one value and the constraint's name spells exactly one column of
  *   `context.columns` as a whole `_`-separated part (`UQ_customers_email` → email); else null.
- * - 547 → `FOREIGN_KEY_VIOLATION` for `FOREIGN KEY`/`REFERENCE` conflicts (547 is also the CHECK
- *   conflict, which is none of the refusals: null). An INSERT/UPDATE `FOREIGN KEY` conflict names the
+ * - 547 → `FOREIGN_KEY_VIOLATION` for `FOREIGN KEY`/`REFERENCE` conflicts. 547 is also the CHECK
+ *   conflict (`… conflicted with the CHECK constraint "CK__t__qty__…". The conflict occurred in
+ *   database "d", table "dbo.t", column 'qty'.`) → `INVALID_VALUE`, field from `column '…'`
+ *   (present when the constraint is a column's own), else null. An INSERT/UPDATE `FOREIGN KEY` conflict names the
  *   *referenced* table and column; the local column is named only when the constraint's name spells
  *   exactly one column of the table, else null. A `REFERENCE` conflict (DELETE, or an UPDATE of a
  *   referenced key) means the row has dependents: the message names the referencing table.
  * - 515 → `NOT_NULL_VIOLATION`, field from `column '…'`.
+ * - 220, 8115, 517, 244, 248 (overflows), 241, 242 (dates), 8169 (uniqueidentifier), 245, 8114
+ *   (conversions), 13609 (JSON) → `INVALID_VALUE`, field null: their texts name no column (the
+ *   service checks integer ranges, UUID shape, real dates and `decimal(p,s)` before any SQL).
  * - 2628 → `VALUE_TOO_LONG`, field from `column '…'` (SQL Server 2019+, or 2016/2017 with trace
  *   flag 460); 8152 (older servers and compatibility levels) names nothing → field null.
  *
@@ -67,6 +91,7 @@ interface ServerError {
 export function translateMssqlError(error: unknown, context: WriteContext): DatabaseRefusal | null {
   const found = serverErrors(error).find((e) => REFUSAL_NUMBERS.has(e.number));
   if (!found) return null;
+  if (BAD_VALUES[found.number] !== undefined) return invalidValue(null, BAD_VALUES[found.number]);
   switch (found.number) {
     case UNIQUE_CONSTRAINT:
     case UNIQUE_INDEX:
@@ -166,7 +191,13 @@ function constraintConflict(error: ServerError, context: WriteContext): Database
     };
   }
   const [, kind, constraint] = m;
-  if (kind === 'CHECK') return null;
+  if (kind === 'CHECK') {
+    const column = /, column '(.*)'\.$/s.exec(error.message)?.[1];
+    return invalidValue(
+      knownColumn(column, context),
+      'it breaks a rule (CHECK constraint) of the table',
+    );
+  }
   const table = /, table "(.*?)"(?:, column '|\.$)/s.exec(error.message)?.[1];
   if (kind === 'REFERENCE' || kind === 'SAME TABLE REFERENCE' || context.operation === 'delete') {
     // The table named is the referencing one (`dbo.orders`); its schema is left out.

@@ -264,3 +264,113 @@ describe('translateMysqlError (synthetic MySQL errors)', () => {
     });
   });
 });
+
+describe('bad values → INVALID_VALUE (issue 11, item 2; texts recorded from MariaDB 10.11 and MySQL 8)', () => {
+  const BAD = [...CUSTOMERS, col('qty'), col('born'), col('uid'), col('small'), col('doc')];
+  const c = (operation: WriteContext['operation'] = 'insert') => ctx(operation, BAD);
+  const check = 'it breaks a rule (CHECK constraint) of the table';
+  it.each([
+    [
+      1264,
+      'ER_WARN_DATA_OUT_OF_RANGE',
+      "Out of range value for column 'small' at row 1",
+      'small',
+      'out of range for its type',
+    ],
+    [
+      1292,
+      'ER_TRUNCATED_WRONG_VALUE',
+      "Incorrect date value: '2024-02-30' for column `shop`.`customers`.`born` at row 1",
+      'born',
+      'not a valid value of its type',
+    ],
+    [
+      1292,
+      'ER_TRUNCATED_WRONG_VALUE',
+      "Incorrect date value: '2024-02-30' for column 'born' at row 1",
+      'born',
+      'not a valid value of its type',
+    ],
+    [
+      1292,
+      'ER_TRUNCATED_WRONG_VALUE',
+      "Incorrect uuid value: 'nope' for column `shop`.`customers`.`uid` at row 1",
+      'uid',
+      'not a valid value of its type',
+    ],
+    [
+      1366,
+      'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD',
+      "Incorrect integer value: 'abc' for column `shop`.`customers`.`small` at row 1",
+      'small',
+      'not a valid value of its type',
+    ],
+    [
+      1265,
+      'WARN_DATA_TRUNCATED',
+      "Data truncated for column 'small' at row 1",
+      'small',
+      'not a valid value of its type',
+    ],
+    [
+      3140,
+      'ER_INVALID_JSON_TEXT',
+      'Invalid JSON text: "Invalid value." at position 1 in value for column \'customers.doc\'.',
+      'doc',
+      'not valid JSON',
+    ],
+    [
+      4025,
+      'ER_CONSTRAINT_FAILED',
+      'CONSTRAINT `customers.qty` failed for `shop`.`customers`',
+      'qty',
+      check,
+    ],
+    [4025, 'ER_CONSTRAINT_FAILED', 'CONSTRAINT `qty` failed for `shop`.`customers`', 'qty', check],
+    [
+      4025,
+      'ER_CONSTRAINT_FAILED',
+      'CONSTRAINT `capped_limit` failed for `shop`.`customers`',
+      null,
+      check,
+    ],
+    [
+      3819,
+      'ER_CHECK_CONSTRAINT_VIOLATED',
+      "Check constraint 'customers_chk_1' is violated.",
+      null,
+      check,
+    ],
+    [
+      1690,
+      'ER_DATA_OUT_OF_RANGE',
+      "BIGINT value is out of range in '`shop`.`customers`.`small` + 1'",
+      null,
+      'out of range for its type',
+    ],
+  ])('%i %s: %s', (errno, code, message, field, reason) => {
+    expect(translateMysqlError(driverError(errno, code, message), c())).toEqual({
+      code: 'INVALID_VALUE',
+      field,
+      message: field
+        ? `${field} cannot hold this value: ${reason}`
+        : `A value does not fit its column: ${reason}`,
+    });
+  });
+
+  it('never names a column of another table, nor carries the value or SQL', () => {
+    const r = translateMysqlError(
+      driverError(
+        1264,
+        'ER_WARN_DATA_OUT_OF_RANGE',
+        "Out of range value for column 'elsewhere' at row 1",
+      ),
+      c(),
+    );
+    expect(r).toEqual({
+      code: 'INVALID_VALUE',
+      field: null,
+      message: 'A value does not fit its column: out of range for its type',
+    });
+  });
+});

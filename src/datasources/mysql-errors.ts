@@ -1,5 +1,5 @@
 import type { DatabaseRefusal, WriteContext } from './dialect';
-import { isObject, knownColumn, text, wordList } from './refusal-helpers';
+import { invalidValue, isObject, knownColumn, text, wordList } from './refusal-helpers';
 
 /**
  * Server error numbers of the four refusals (MySQL "Server Error Message Reference"; MariaDB
@@ -15,6 +15,16 @@ const ER_BAD_NULL_ERROR = 1048; // Column '%s' cannot be null
 const ER_WARN_NULL_TO_NOTNULL = 1263; // Column set to default value; NULL supplied to NOT NULL column '%s' at row %ld
 const ER_NO_DEFAULT_FOR_FIELD = 1364; // Field '%s' doesn't have a default value
 const ER_DATA_TOO_LONG = 1406; // Data too long for column '%s' at row %ld
+const ER_WARN_DATA_OUT_OF_RANGE = 1264; // Out of range value for column '%s' at row %ld
+const WARN_DATA_TRUNCATED = 1265; // Data truncated for column '%s' at row %ld
+const ER_TRUNCATED_WRONG_VALUE = 1292; // Incorrect %-.32s value: '%-.128s' (MariaDB: … for column `db`.`t`.`c` at row %lu)
+const ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = 1366; // Incorrect %-.32s value: '%-.128s' for column '%.192s' at row %lu
+const ER_ILLEGAL_VALUE_FOR_TYPE = 1367; // Illegal %s '%-.192s' value found during parsing
+const ER_WRONG_VALUE_FOR_TYPE = 1411; // Incorrect %-.32s value: '%-.128s' for function %-.32s
+const ER_DATA_OUT_OF_RANGE = 1690; // %-.32s value is out of range in '%-.192s'
+const ER_INVALID_JSON_TEXT = 3140; // MySQL: Invalid JSON text: "%s" at position %u in value for column '%-.200s'.
+const ER_CHECK_CONSTRAINT_VIOLATED = 3819; // MySQL 8.0.16+: Check constraint '%-.192s' is violated.
+const ER_CONSTRAINT_FAILED = 4025; // MariaDB: CONSTRAINT %`s failed for %`-.192s.%`-.192s
 
 /** mysql2's `code` names of the same errors, for an error that carries no `errno`. */
 const BY_NAME: Record<string, number> = {
@@ -28,6 +38,16 @@ const BY_NAME: Record<string, number> = {
   ER_WARN_NULL_TO_NOTNULL,
   ER_NO_DEFAULT_FOR_FIELD,
   ER_DATA_TOO_LONG,
+  ER_WARN_DATA_OUT_OF_RANGE,
+  WARN_DATA_TRUNCATED,
+  ER_TRUNCATED_WRONG_VALUE,
+  ER_TRUNCATED_WRONG_VALUE_FOR_FIELD,
+  ER_ILLEGAL_VALUE_FOR_TYPE,
+  ER_WRONG_VALUE_FOR_TYPE,
+  ER_DATA_OUT_OF_RANGE,
+  ER_INVALID_JSON_TEXT,
+  ER_CHECK_CONSTRAINT_VIOLATED,
+  ER_CONSTRAINT_FAILED,
 };
 const BY_NAME_VALUES = new Set(Object.values(BY_NAME));
 
@@ -55,6 +75,16 @@ const BY_NAME_VALUES = new Set(Object.values(BY_NAME));
  *   `1263` ER_WARN_NULL_TO_NOTNULL → `NOT_NULL_VIOLATION`, field: the column.
  * - `1406` ER_DATA_TOO_LONG (`Data too long for column 'code' at row 1`, strict mode) →
  *   `VALUE_TOO_LONG`, field: the column; the limit comes from the column's `maxLength`.
+ * - `1264` out of range, `1265` data truncated (an ENUM value outside the list, strict mode),
+ *   `1292`/`1366` incorrect value (an impossible date, a malformed UUID or number), `1367`,
+ *   `1411`, `1690`, `3140` invalid JSON (MySQL) → `INVALID_VALUE`; field: the column the message
+ *   names, `'c'` (MySQL) or `` `db`.`t`.`c` `` (MariaDB), else null.
+ * - `4025` ER_CONSTRAINT_FAILED (MariaDB: ``CONSTRAINT `t.qty` failed for `db`.`t` ``) and `3819`
+ *   (MySQL: `Check constraint 't_chk_1' is violated.`) → `INVALID_VALUE`: a CHECK constraint, or
+ *   MariaDB's automatic `json_valid()` CHECK of a `JSON` column. MariaDB names a column's own
+ *   constraint `<table>.<column>` (MariaDB "CONSTRAINT": a column constraint is named after its
+ *   column): field, that column; a named table constraint whose name is a column of the table
+ *   gives that column; any other name gives field null.
  *
  * A field is named only when it is a column `context.columns` holds (any column the message
  * names when `context.columns` is empty, but never an index name). Messages are plain words; they never carry SQL text, index or
@@ -97,6 +127,20 @@ export function translateMysqlError(error: unknown, context: WriteContext): Data
     }
     case ER_DATA_TOO_LONG:
       return valueTooLong(message, context);
+    case ER_CHECK_CONSTRAINT_VIOLATED:
+    case ER_CONSTRAINT_FAILED:
+      return checkFailed(message, context);
+    case ER_WARN_DATA_OUT_OF_RANGE:
+    case ER_DATA_OUT_OF_RANGE:
+      return invalidValue(columnOfValueError(message, context), 'out of range for its type');
+    case ER_INVALID_JSON_TEXT:
+      return invalidValue(columnOfValueError(message, context), 'not valid JSON');
+    case WARN_DATA_TRUNCATED:
+    case ER_TRUNCATED_WRONG_VALUE:
+    case ER_TRUNCATED_WRONG_VALUE_FOR_FIELD:
+    case ER_ILLEGAL_VALUE_FOR_TYPE:
+    case ER_WRONG_VALUE_FOR_TYPE:
+      return invalidValue(columnOfValueError(message, context), 'not a valid value of its type');
     default:
       return null;
   }
@@ -262,4 +306,42 @@ function fallbackName(message: string, context: WriteContext): string | undefine
     if (context.columns.some((c) => c.name === m[1])) return m[1];
   }
   return undefined;
+}
+
+/**
+ * The column a bad-value message names: `for column 'c' at row 1` (MySQL), `` for column
+ * `db`.`t`.`c` at row 1 `` (MariaDB), `in value for column 't.c'.` (MySQL 3140); null otherwise.
+ */
+function columnOfValueError(message: string, context: WriteContext): string | null {
+  const quoted = / for column '(.*)'(?: at row \d+|\.)?$/.exec(message)?.[1];
+  if (quoted !== undefined) {
+    const own = knownColumn(quoted, context);
+    if (own) return own;
+    const prefix = `${context.table.name}.`;
+    if (quoted.startsWith(prefix)) return knownColumn(quoted.slice(prefix.length), context);
+    return null;
+  }
+  const at = message.lastIndexOf(' for column `');
+  if (at >= 0) {
+    const path = identifiers(message, at + ' for column '.length, '.');
+    const name = path?.names[path.names.length - 1];
+    return knownColumn(name, context);
+  }
+  return knownColumn(fallbackName(message, context), context);
+}
+
+function checkFailed(message: string, context: WriteContext): DatabaseRefusal {
+  // MariaDB: CONSTRAINT `t.qty` failed for `db`.`t`; MySQL: Check constraint 'name' is violated.
+  const backticked = message.startsWith('CONSTRAINT `')
+    ? identifiers(message, 'CONSTRAINT '.length, '\u0000')?.names[0]
+    : undefined;
+  const name = backticked ?? /^Check constraint '(.*)' is violated\.?$/.exec(message)?.[1];
+  let field: string | null = null;
+  if (name !== undefined && context.columns.length > 0) {
+    const prefix = `${context.table.name}.`;
+    field =
+      knownColumn(name.startsWith(prefix) ? name.slice(prefix.length) : undefined, context) ??
+      knownColumn(name, context);
+  }
+  return invalidValue(field, 'it breaks a rule (CHECK constraint) of the table');
 }

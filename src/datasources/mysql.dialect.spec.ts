@@ -9,7 +9,13 @@ import type {
   SelectPlan,
 } from './dialect';
 import { MysqlDecimal, parseMysqlUrl, toMysqlParameter } from './mysql-pool';
-import { escapeMysqlLike, MysqlDialect, mysqlEnumValues, mysqlKind } from './mysql.dialect';
+import {
+  escapeMysqlLike,
+  mariadbJsonColumns,
+  MysqlDialect,
+  mysqlEnumValues,
+  mysqlKind,
+} from './mysql.dialect';
 import { ROW_NUMBER_ALIAS } from './sql-compiler';
 
 /**
@@ -809,5 +815,22 @@ describe('mysql-pool helpers', () => {
     expect(toMysqlParameter(1.5)).toBe(1.5);
     expect(toMysqlParameter('text')).toBe('text');
     expect(toMysqlParameter(null)).toBeNull();
+  });
+});
+
+describe('mariadbJsonColumns: MariaDB\'s JSON is LONGTEXT + CHECK (json_valid(col)) (MariaDB "JSON Data Type")', () => {
+  it('takes exactly json_valid(`col`) clauses, as MariaDB 10.11 prints them in CHECK_CONSTRAINTS', () => {
+    expect(
+      mariadbJsonColumns([
+        { table_name: 'docs', check_clause: 'json_valid(`j`)' },
+        { table_name: 'docs', check_clause: 'json_valid(`we``ird`)' },
+        { table_name: 'docs', check_clause: '`q` > 0' },
+        { table_name: 'docs', check_clause: 'json_valid(`a`) or `a` is null' },
+        { table_name: 'docs', check_clause: null },
+      ]),
+    ).toEqual([
+      { table: 'docs', column: 'j' },
+      { table: 'docs', column: 'we`ird' },
+    ]);
   });
 });

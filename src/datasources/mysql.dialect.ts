@@ -31,7 +31,9 @@ import { formatCommon, formatInstant, jsonText } from './value-format';
  * - `decimal`/`numeric`/`fixed` → decimal; `float`, `double`, `real` → float.
  * - `date` → date; `datetime` → timestamp (no zone); `timestamp` → timestamptz (stored as UTC,
  *   MySQL "The DATE, DATETIME, and TIMESTAMP Types"); `time` → time.
- * - `json` → json (MySQL; MariaDB's JSON is a LONGTEXT alias and reads as text);
+ * - `json` → json (MySQL). MariaDB's JSON is a LONGTEXT alias with an automatic
+ *   `CHECK (json_valid(col))` (MariaDB "JSON Data Type"): `introspect` finds that check
+ *   ({@link mariadbJsonColumns}) and makes such a column json; by its type alone it is text;
  *   `uuid` (MariaDB ≥ 10.7) → uuid; `binary`, `varbinary` and the blobs → binary; the spatial
  *   types → other, read and written as their WKT text (`ST_AsText`/`ST_GeomFromText`, MySQL
  *   "Spatial Data Types"), since the driver hands them as objects that cannot be bound back;
@@ -140,6 +142,8 @@ interface ColumnRow {
   column_default: string | null;
   extra: string | null;
   column_comment: string | null;
+  /** Set by introspection: a MariaDB LONGTEXT held to valid JSON by a CHECK (its `JSON` type). */
+  json?: boolean;
 }
 
 interface KeyRow {
@@ -178,6 +182,36 @@ export function mysqlTablesSql(count: number): string {
     'SELECT TABLE_NAME AS `table_name`, TABLE_TYPE AS `table_type`, TABLE_COMMENT AS `table_comment` ' +
     `FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME IN (${placeholders(count)})`
   );
+}
+
+/**
+ * The CHECK constraint query of {@link MysqlDialect.introspect} for one schema (`?` first) and
+ * `count` table names: MariaDB's `information_schema.CHECK_CONSTRAINTS` (MariaDB ≥ 10.2.22, with
+ * `TABLE_NAME`; MySQL 8's table has no `TABLE_NAME`, and its JSON is a type of its own, so the
+ * query failing there is harmless and ignored).
+ */
+export function mariadbChecksSql(count: number): string {
+  return (
+    'SELECT TABLE_NAME AS `table_name`, CONSTRAINT_NAME AS `constraint_name`, CHECK_CLAUSE AS `check_clause` ' +
+    `FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ? AND TABLE_NAME IN (${placeholders(count)})`
+  );
+}
+
+/**
+ * The columns a CHECK constraint holds to valid JSON: a clause that is exactly `json_valid(`col`)`
+ * (what MariaDB writes for a `JSON` column, MariaDB "JSON Data Type", and for a hand-written
+ * `CHECK (json_valid(col))`), as `{table, column}` pairs. Any other clause (`json_valid(a) or a is
+ * null`, a function of several columns) is not such a guarantee and is left out.
+ */
+export function mariadbJsonColumns(
+  rows: { table_name: unknown; check_clause: unknown }[],
+): { table: string; column: string }[] {
+  const out: { table: string; column: string }[] = [];
+  for (const r of rows) {
+    const m = /^\s*json_valid\s*\(\s*`((?:[^`]|``)+)`\s*\)\s*$/i.exec(String(r.check_clause ?? ''));
+    if (m) out.push({ table: String(r.table_name), column: m[1].replace(/``/g, '`') });
+  }
+  return out;
 }
 
 function placeholders(count: number): string {
@@ -333,6 +367,20 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
         for (const r of cols.rows as unknown as ColumnRow[]) {
           const k = id(schema, String(r.table_name));
           columns.set(k, [...(columns.get(k) ?? []), { ...r, table_name: String(r.table_name) }]);
+        }
+        // MariaDB's JSON: a LONGTEXT with a json_valid CHECK (mariadbJsonColumns).
+        const longTexts = (cols.rows as unknown as ColumnRow[]).some(
+          (r) => String(r.data_type).toLowerCase() === 'longtext',
+        );
+        if (longTexts) {
+          const checks = await pool
+            .run({ sql: mariadbChecksSql(batch.length), params: [schema, ...batch] })
+            .then((r) => r.rows as { table_name: unknown; check_clause: unknown }[])
+            .catch(() => []);
+          for (const j of mariadbJsonColumns(checks)) {
+            const row = columns.get(id(schema, j.table))?.find((c) => c.column_name === j.column);
+            if (row && String(row.data_type).toLowerCase() === 'longtext') row.json = true;
+          }
         }
         const keyRows = await pool.run({
           sql:
@@ -574,7 +622,7 @@ function modelColumn(r: ColumnRow): ModelColumn {
   return {
     name: String(r.column_name),
     dbType: columnType,
-    kind: mysqlKind(String(r.data_type), columnType),
+    kind: r.json ? 'json' : mysqlKind(String(r.data_type), columnType),
     nullable,
     hasDefault,
     generated: autoIncrement || computed,

@@ -347,8 +347,8 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
         code: ['text', false, true, false, false, 10],
         label: ['text', true, false, false, false, 4],
         body: ['text', true, false, false, false, null],
-        // MariaDB's JSON is LONGTEXT with a json_valid check: it reads as text there.
-        doc: [expect.stringMatching(/^(json|text)$/), true, false, false, false, null],
+        // MariaDB's JSON is LONGTEXT with a json_valid check, found in CHECK_CONSTRAINTS: json.
+        doc: ['json', true, false, false, false, null],
         mood: ['text', true, false, false, false, null],
         bits: ['bigint', true, false, false, false, null],
         bin: ['binary', true, false, false, false, null],
@@ -604,9 +604,12 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       expect(
         await countWhere({ kind: 'like', column: 'mood', mode: 'contains', value: 'AD' }),
       ).toBe(1);
-      expect(
-        await countWhere({ kind: 'like', column: 'doc', mode: 'contains', value: '"A"' }),
-      ).toBe(1);
+      // MariaDB's JSON is now kind json (compared only with null); MySQL's never took LIKE either.
+      if (c('doc').kind === 'text') {
+        expect(
+          await countWhere({ kind: 'like', column: 'doc', mode: 'contains', value: '"A"' }),
+        ).toBe(1);
+      }
       expect(
         await countWhere({
           kind: 'in',
@@ -1246,7 +1249,10 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
           context('customers', 'insert'),
         );
         expect([3819, 4025]).toContain(check.error.errno);
-        expect(check.result).toBeNull();
+        // Issue 11, item 2: a CHECK is INVALID_VALUE (MariaDB names a column's own constraint
+        // `<table>.<column>`; MySQL's default `customers_chk_1` names none).
+        expect(check.result?.code).toBe('INVALID_VALUE');
+        expect([null, 'age']).toContain(check.result?.field);
         expect(
           (
             await refusal(

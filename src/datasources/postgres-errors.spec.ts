@@ -374,7 +374,12 @@ describeWith('postgres')('translatePostgresError (real PostgreSQL errors through
         context('customers', 'insert'),
       );
       expect(error.driverError.code).toBe('23514');
-      expect(result).toBeNull();
+      // Issue 11, item 2: a CHECK is INVALID_VALUE; the default-style name spells the column.
+      expect(result).toEqual({
+        code: 'INVALID_VALUE',
+        field: 'age',
+        message: 'age cannot hold this value: it breaks a rule (CHECK constraint) of the table',
+      });
     });
 
     it('a syntax error (42601) and an unknown table (42P01)', async () => {
@@ -400,6 +405,73 @@ describeWith('postgres')('translatePostgresError (real PostgreSQL errors through
       ]) {
         expect(translatePostgresError(value, ctx)).toBeNull();
       }
+    });
+  });
+});
+
+describe('translatePostgresError: bad values → INVALID_VALUE (issue 11, item 2; recorded pg fields)', () => {
+  const columns: ModelColumn[] = [
+    col('id'),
+    col('qty'),
+    { ...col('dq'), declaredType: 'positive_qty' },
+    col('capped'),
+  ];
+  const ctx = (operation: WriteContext['operation'] = 'insert'): WriteContext => ({
+    table: { schema: 'public', name: 'bad' },
+    columns,
+    operation,
+  });
+  const pg = (fields: Record<string, string>) =>
+    Object.assign(new Error(fields.message), { ...fields });
+  const check = 'it breaks a rule (CHECK constraint) of the table';
+
+  it('23514 on a default-named column CHECK names the column', () => {
+    const error = pg({
+      code: '23514',
+      message: 'new row for relation "bad" violates check constraint "bad_qty_check"',
+      table: 'bad',
+      constraint: 'bad_qty_check',
+    });
+    expect(translatePostgresError({ driverError: error }, ctx())).toEqual({
+      code: 'INVALID_VALUE',
+      field: 'qty',
+      message: `qty cannot hold this value: ${check}`,
+    });
+  });
+
+  it('23514 on a named table CHECK names no column', () => {
+    const error = pg({
+      code: '23514',
+      message: 'new row for relation "bad" violates check constraint "capped_limit"',
+      table: 'bad',
+      constraint: 'capped_limit',
+    });
+    expect(translatePostgresError(error, ctx())?.field).toBeNull();
+  });
+
+  it("23514 of a domain names the column declared with it (the error's dataType)", () => {
+    const error = pg({
+      code: '23514',
+      message: 'value for domain positive_qty violates check constraint "positive_qty_check"',
+      dataType: 'positive_qty',
+      constraint: 'positive_qty_check',
+    });
+    expect(translatePostgresError(error, ctx('update'))).toEqual({
+      code: 'INVALID_VALUE',
+      field: 'dq',
+      message: 'dq cannot hold this value: it breaks the rule of its type positive_qty',
+    });
+  });
+
+  it.each([
+    ['22003', 'numeric field overflow', 'out of range for its type'],
+    ['22008', 'date/time field value out of range: "2024-02-30"', 'not a valid date or time'],
+    ['22P02', 'invalid input syntax for type uuid: "nope"', 'malformed for its type'],
+  ])('%s → INVALID_VALUE, no field (PostgreSQL names none)', (code, message, reason) => {
+    expect(translatePostgresError(pg({ code, message }), ctx())).toEqual({
+      code: 'INVALID_VALUE',
+      field: null,
+      message: `A value does not fit its column: ${reason}`,
     });
   });
 });

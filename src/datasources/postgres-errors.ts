@@ -1,5 +1,5 @@
 import type { DatabaseRefusal, WriteContext } from './dialect';
-import { isObject, knownColumn, text, wordList } from './refusal-helpers';
+import { invalidValue, isObject, knownColumn, text, wordList } from './refusal-helpers';
 
 /**
  * SQLSTATE codes of the four refusals (PostgreSQL docs, Appendix A "PostgreSQL Error Codes",
@@ -9,6 +9,17 @@ const UNIQUE_VIOLATION = '23505';
 const FOREIGN_KEY_VIOLATION = '23503';
 const NOT_NULL_VIOLATION = '23502';
 const STRING_DATA_RIGHT_TRUNCATION = '22001';
+const CHECK_VIOLATION = '23514';
+
+/** Class 22 "Data Exception" codes in plain words (PostgreSQL docs, Appendix A). */
+const DATA_EXCEPTIONS: Record<string, string> = {
+  '22003': 'out of range for its type', // numeric_value_out_of_range
+  '22007': 'not a valid date or time', // invalid_datetime_format
+  '22008': 'not a valid date or time', // datetime_field_overflow
+  '22P02': 'malformed for its type', // invalid_text_representation
+  '22021': 'not valid text in the database encoding', // character_not_in_repertoire
+  '22P05': 'not valid text in the database encoding', // untranslatable_character
+};
 
 /** The fields of pg's `DatabaseError` this translation reads (all optional: the server sends only some). */
 interface PgErrorFields {
@@ -16,6 +27,8 @@ interface PgErrorFields {
   detail?: string;
   column?: string;
   table?: string;
+  constraint?: string;
+  dataType?: string;
   message?: string;
 }
 
@@ -36,6 +49,17 @@ interface PgErrorFields {
  * - `22001` string_data_right_truncation → `VALUE_TOO_LONG`. PostgreSQL names only the type
  *   (`value too long for type character varying(10)`), so the field is named only when exactly
  *   one column of `context.columns` has that `maxLength`.
+ * - `23514` check_violation → `INVALID_VALUE`. A domain's CHECK (`value for domain pos_int
+ *   violates check constraint …`, the error's `dataType` the domain): field, the one column of
+ *   `context.columns` declared with that domain (`declaredType`). A table's CHECK (the error's
+ *   `constraint`): field, the column its name spells when it is PostgreSQL's default name
+ *   `<table>_<column>_check[N]` (PostgreSQL "CREATE TABLE": a column constraint's default name);
+ *   any other name gives field null (`runWrite` then names the one column the write set, if so).
+ * - class `22` "Data Exception" but 22001 (`22003` numeric out of range, `22007`/`22008` dates,
+ *   `22P02` malformed text such as a UUID) → `INVALID_VALUE`; PostgreSQL names no column for
+ *   these (`column` when it does), so field null most often. The service checks integer ranges,
+ *   UUID shape, real dates and `numeric(p,s)` before any SQL, naming the field; these are for
+ *   what it does not know.
  *
  * A field is named only when it is a plain column name that `context.columns` holds (any name when
  * `context.columns` is empty): an expression index (`Key (lower(email::text))=…`) or a column of
@@ -67,7 +91,15 @@ export function translatePostgresError(
     }
     case STRING_DATA_RIGHT_TRUNCATION:
       return valueTooLong(fields, context);
+    case CHECK_VIOLATION:
+      return checkViolation(fields, context);
     default:
+      if (fields.code?.startsWith('22')) {
+        return invalidValue(
+          knownColumn(fields.column, context),
+          DATA_EXCEPTIONS[fields.code] ?? 'not a value its type can hold',
+        );
+      }
       return null;
   }
 }
@@ -86,6 +118,8 @@ function pgFields(error: unknown): PgErrorFields | null {
     detail: pick('detail'),
     column: pick('column'),
     table: pick('table'),
+    constraint: pick('constraint'),
+    dataType: pick('dataType'),
     message: text(driver.message),
   };
 }
@@ -191,4 +225,29 @@ function keyColumns(detail: string | undefined, context: WriteContext): string[]
     if (m[3] === '') break;
   }
   return names.length ? names : null;
+}
+
+/** The unquoted last part of a possibly schema-qualified, possibly quoted name. */
+function bareName(name: string): string {
+  const m = /(?:^|\.)(?:"((?:[^"]|"")+)"|([^."]+))$/.exec(name);
+  return m ? (m[1] !== undefined ? m[1].replace(/""/g, '"') : m[2]) : name;
+}
+
+function checkViolation(fields: PgErrorFields, context: WriteContext): DatabaseRefusal {
+  if (fields.dataType) {
+    const domain = fields.dataType;
+    const columns = context.columns.filter(
+      (c) => c.declaredType !== undefined && bareName(c.declaredType) === domain,
+    );
+    const field = columns.length === 1 ? columns[0].name : null;
+    return invalidValue(field, `it breaks the rule of its type ${domain}`);
+  }
+  // `<table>_<column>_check`, `…_check1` for a second one (PostgreSQL "CREATE TABLE").
+  const prefix = `${context.table.name}_`;
+  const name = fields.constraint ?? '';
+  const spelled = name.startsWith(prefix)
+    ? /^(.+)_check\d*$/.exec(name.slice(prefix.length))?.[1]
+    : undefined;
+  const field = context.columns.length > 0 ? knownColumn(spelled, context) : null;
+  return invalidValue(field, 'it breaks a rule (CHECK constraint) of the table');
 }

@@ -1,7 +1,7 @@
 import type { TlsOptions } from 'node:tls';
 import { PoolConfig, types as pgTypes } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
-import { catalogComment } from './dialect';
+import { ARRAY_ELEMENT_KINDS, arrayElement, catalogComment } from './dialect';
 import type {
   Capabilities,
   ColumnKind,
@@ -20,7 +20,7 @@ import { postgresClientConfig } from './datasource-urls';
 import { PostgresPool } from './postgres-pool';
 import { translatePostgresError } from './postgres-errors';
 import { SqlCompiler } from './sql-compiler';
-import { formatCommon, jsonText } from './value-format';
+import { formatArrayElements, formatCommon, jsonText } from './value-format';
 
 /** Column names from the JSON text of an array (`["id","region"]`); an empty foreign side is []. */
 function columnNames(json: unknown): string[] {
@@ -41,6 +41,37 @@ const typeParsers = {
     return pgTypes.getTypeParser(oid, format as 'text');
   },
 };
+
+/**
+ * PostgreSQL's array text (`{a,"b c",NULL}`, `[0:1]={1,2}`, `{{1,2},{3,4}}`) as element texts,
+ * `null` for NULL elements and nested arrays for further dimensions: node-postgres' own parser of
+ * `text[]` (OID 1009, pg-types over `postgres-array`), which takes the element texts as they are.
+ * Taken once, when this module loads: the pool keeps every array type as text
+ * ({@link PARSED_OIDS}), and only the model (`kind: 'array'`) decides to read one as a list.
+ */
+const parseArrayText = (
+  pgTypes.getTypeParser as (oid: number, format: 'text') => (text: string) => unknown[] | null
+)(1009 /* text[] */, 'text');
+
+/**
+ * The element of a PostgreSQL array column, when the column reads as a GraphQL list (README
+ * "Values"): `data_type` is `ARRAY` (information_schema.columns: an array, or a domain over one),
+ * the element type (`pg_type.typname` of `typelem`, from `pg_catalog`) has a kind in
+ * {@link ARRAY_ELEMENT_KINDS}, and the column declares at most one dimension (`pg_attribute.
+ * attndims`: 0 for views and `CREATE TABLE AS`, 1 for `int[]`, 2 for `int[][]`; PostgreSQL docs,
+ * "pg_attribute"). Anything else (`json[]`, `bytea[]`, arrays of enums, domains or ranges,
+ * `int[][]`) is null: the column keeps its text form (kind `other`).
+ */
+export function postgresArrayElement(
+  dataType: string,
+  elementType: unknown,
+  dimensions: unknown,
+): { elementKind: ColumnKind; elementType: string } | null {
+  if (dataType !== 'ARRAY' || typeof elementType !== 'string') return null;
+  if (Number(dimensions ?? 0) > 1) return null;
+  const elementKind = postgresKind(elementType);
+  return ARRAY_ELEMENT_KINDS.has(elementKind) ? { elementKind, elementType } : null;
+}
 
 /** PostgreSQL's text types (PostgreSQL docs, "Character Types"; `citext` and `name` compare as text). */
 const TEXT_TYPES = new Set(['text', 'varchar', 'char', 'bpchar', 'name', 'citext']);
@@ -148,7 +179,11 @@ export const POSTGRES_RELATIONS_SQL = `SELECT ns.nspname AS table_schema, cl.rel
  * - `enum_name`, `enum_values`: for a column of an enum type (`pg_type.typtype = 'e'`), or of a
  *   domain whose base type is one, the type's name and its labels in `pg_enum.enumsortorder`
  *   (the order PostgreSQL sorts them in) as JSON text; `[]` for an enum without labels. Arrays
- *   of an enum are not enums (they stay text form).
+ *   of an enum are not enums (they stay text form);
+ * - `element_type`, `array_dims`: for a column of an array type (`typelem <> 0 AND typlen = -1`,
+ *   information_schema's own test), or of a domain directly over one, the element type's
+ *   `typname` when it lives in `pg_catalog` (else null), and the declared dimensions
+ *   (`attndims`), for {@link postgresArrayElement}.
  * Parameters `$1` schemas, `$2` names.
  */
 export const POSTGRES_COLUMN_DETAILS_SQL = `SELECT ns.nspname AS table_schema, cl.relname AS table_name, a.attname AS column_name,
@@ -156,13 +191,18 @@ export const POSTGRES_COLUMN_DETAILS_SQL = `SELECT ns.nspname AS table_schema, c
                 col_description(cl.oid, a.attnum) AS comment,
                 et.typname AS enum_name,
                 CASE WHEN et.oid IS NOT NULL THEN COALESCE((SELECT array_to_json(array_agg(e.enumlabel ORDER BY e.enumsortorder))
-                  FROM pg_enum e WHERE e.enumtypid = et.oid)::text, '[]') END AS enum_values
+                  FROM pg_enum e WHERE e.enumtypid = et.oid)::text, '[]') END AS enum_values,
+                CASE WHEN eln.nspname = 'pg_catalog' THEN el.typname::text END AS element_type,
+                a.attndims::int AS array_dims
               FROM pg_attribute a
               JOIN pg_class cl ON cl.oid = a.attrelid
               JOIN pg_namespace ns ON ns.oid = cl.relnamespace
               JOIN pg_type ty ON ty.oid = a.atttypid
               LEFT JOIN pg_type et ON et.typtype = 'e'
                 AND et.oid = (CASE WHEN ty.typtype = 'd' THEN ty.typbasetype ELSE ty.oid END)
+              LEFT JOIN pg_type at ON at.typelem <> 0 AND at.typlen = -1
+                AND at.oid = (CASE WHEN ty.typtype = 'd' THEN ty.typbasetype ELSE ty.oid END)
+              LEFT JOIN (pg_type el JOIN pg_namespace eln ON eln.oid = el.typnamespace) ON el.oid = at.typelem
               WHERE a.attnum > 0 AND NOT a.attisdropped AND cl.relkind IN ('r', 'p', 'v', 'm', 'f')
                 AND ns.nspname = ANY($1) AND cl.relname = ANY($2)`;
 
@@ -250,6 +290,8 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
    * - The full type (`declaredType`), the column comment and an enum type's name and labels
    *   (`dbEnum`) from `pg_attribute` ({@link POSTGRES_COLUMN_DETAILS_SQL}). An enum column's
    *   `data_type` is `USER-DEFINED`, so its kind stays text.
+   * - Arrays: kind `array` with `elementKind` and `elementType` when {@link postgresArrayElement}
+   *   finds a one-dimensional array of a supported element type, else `other` (text form).
    * - Keys: `pg_constraint`. A partitioned table declares its own primary and foreign keys on the
    *   parent (PostgreSQL ≥ 11). A foreign key referencing a partitioned table also gets one
    *   internal copy per partition (PostgreSQL ≥ 12, `conparentid` set); copies whose referenced
@@ -324,10 +366,16 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
             const detail = detailsOf.find((d) => d.column_name === c.column_name);
             const dbEnum = enumOf(detail);
             const columnComment = catalogComment(detail?.comment);
+            const element = postgresArrayElement(
+              String(c.data_type),
+              detail?.element_type,
+              detail?.array_dims,
+            );
             return {
               name: String(c.column_name),
               dbType: String(c.data_type),
-              kind: postgresKind(String(c.data_type)),
+              kind: element ? 'array' : postgresKind(String(c.data_type)),
+              ...element,
               nullable: c.is_nullable === 'YES',
               hasDefault: c.column_default !== null && !serial && !computed,
               generated: serial || c.is_identity === 'YES' || computed,
@@ -383,12 +431,29 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
     return translatePostgresError(error, context);
   }
 
+  /**
+   * JSON as its text (pg would send a JS array as a PostgreSQL array). An `array` column's list is
+   * bound as it is, one parameter: node-postgres writes a JS array as PostgreSQL array text
+   * (`prepareValue`/`arrayString`: every element quoted and escaped, `null` as `NULL`), which the
+   * server reads as the column's type (PostgreSQL docs, "Arrays", 8.15.2). Its elements are what
+   * the scalars parsed: numbers (`Int`, `Float`), booleans, and text (`BigInt`, `Decimal`, dates,
+   * times, UUIDs), so no digit and no time zone is lost on the way.
+   */
   bindValue(column: ModelColumn, value: unknown): unknown {
-    // pg would send a JS array as a PostgreSQL array: JSON goes as its text.
     return column.kind === 'json' && value !== null ? jsonText(value) : value;
   }
 
+  /**
+   * {@link formatCommon}, and for an `array` column with a known element kind its text parsed by
+   * node-postgres' array parser into a list of elements each formatted as its kind
+   * (`formatArrayElements`: `"9000000000"` for `bigint[]`, `2024-02-29T13:45:00.000Z` for
+   * `timestamptz[]`, `null` for NULL elements). A value of several dimensions is an
+   * `UnreadableValue` for that field.
+   */
   formatValue(column: ModelColumn, raw: unknown): unknown {
+    if (column.kind === 'array' && typeof raw === 'string' && arrayElement(column)) {
+      return formatArrayElements(column, parseArrayText(raw) ?? []);
+    }
     return formatCommon(column, raw);
   }
 }

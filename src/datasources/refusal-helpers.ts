@@ -1,4 +1,4 @@
-import type { WriteContext } from './dialect';
+import type { DatabaseRefusal, WriteContext } from './dialect';
 
 /**
  * Small helpers the adapters' error translators share (`*-errors.ts`): reading driver error
@@ -27,4 +27,57 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 /** The value when it is non-empty text, else undefined. */
 export function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * The INVALID_VALUE refusal (CONTRACT.md §6): a value its column cannot hold. `reason` is plain
+ * words (`out of range`), never the driver's text. With a field: `qty cannot hold this value: it
+ * breaks a rule of the table`; without: `A value does not fit its column: …`.
+ */
+export function invalidValue(field: string | null, reason: string): DatabaseRefusal {
+  return {
+    code: 'INVALID_VALUE',
+    field,
+    message: field
+      ? `${field} cannot hold this value: ${reason}`
+      : `A value does not fit its column: ${reason}`,
+  };
+}
+
+/**
+ * The same INVALID_VALUE refusal naming `field`, where the database named none but the write tells
+ * which column it was (`runWrite`: the one column it set). Other refusals are returned unchanged.
+ */
+export function nameInvalidValue(refusal: DatabaseRefusal, field: string): DatabaseRefusal {
+  if (refusal.code !== 'INVALID_VALUE' || refusal.field !== null) return refusal;
+  const prefix = 'A value does not fit its column: ';
+  const reason = refusal.message.startsWith(prefix)
+    ? refusal.message.slice(prefix.length)
+    : 'it does not fit the column';
+  return invalidValue(field, reason);
+}
+
+/** The columns of `context` whose name is `name`, case-insensitively when no exact match exists. */
+export function columnNamed(name: string | undefined, context: WriteContext): string | null {
+  if (!name) return null;
+  if (context.columns.some((c) => c.name === name)) return name;
+  const folded = context.columns.filter((c) => c.name.toLowerCase() === name.toLowerCase());
+  return folded.length === 1 ? folded[0].name : null;
+}
+
+/**
+ * The one column of `context` that an SQL expression mentions as a whole word (`qty > 0` → qty,
+ * `"Unit Price" >= 0` → Unit Price), or null when it mentions none or several. For a CHECK
+ * constraint's text, which names no column directly.
+ */
+export function soleColumnOf(expression: string, context: WriteContext): string | null {
+  const found = new Set<string>();
+  for (const m of expression.matchAll(
+    /"((?:[^"]|"")+)"|`((?:[^`]|``)+)`|\[([^\]]+)\]|([A-Za-z_][A-Za-z0-9_$]*)/g,
+  )) {
+    const name = m[1]?.replace(/""/g, '"') ?? m[2]?.replace(/``/g, '`') ?? m[3] ?? m[4];
+    const column = columnNamed(name, context);
+    if (column) found.add(column);
+  }
+  return found.size === 1 ? [...found][0] : null;
 }

@@ -302,7 +302,12 @@ describe('translateSqliteError (real SQLite errors through TypeORM)', () => {
         context('customers', 'insert'),
       );
       expect(error.driverError.code).toBe('SQLITE_CONSTRAINT_CHECK');
-      expect(result).toBeNull();
+      // Issue 11, item 2: a CHECK is INVALID_VALUE; `customers_age_check` spells the column.
+      expect(result).toEqual({
+        code: 'INVALID_VALUE',
+        field: 'age',
+        message: 'age cannot hold this value: it breaks a rule (CHECK constraint) of the table',
+      });
     });
 
     it('a syntax error and an unknown table (SQLITE_ERROR)', async () => {
@@ -329,5 +334,25 @@ describe('translateSqliteError (real SQLite errors through TypeORM)', () => {
         expect(translateSqliteError(value, ctx)).toBeNull();
       }
     });
+  });
+});
+
+describe('translateSqliteError: CHECK constraints → INVALID_VALUE (issue 11, item 2; recorded texts)', () => {
+  const ctx: WriteContext = {
+    table: { schema: null, name: 'bad' },
+    columns: [col('id'), col('qty'), col('capped'), col('lo'), col('hi')],
+    operation: 'insert',
+  };
+  const sqlite = (message: string) =>
+    Object.assign(new Error(message), { code: 'SQLITE_CONSTRAINT_CHECK' });
+  it.each([
+    ['CHECK constraint failed: qty > 0', 'qty'],
+    ['CHECK constraint failed: "qty">0', 'qty'],
+    ['CHECK constraint failed: bad_capped_check', 'capped'],
+    ['CHECK constraint failed: capped_limit', null],
+    ['CHECK constraint failed: lo <= hi', null],
+  ])('%s → field %s', (message, field) => {
+    expect(translateSqliteError({ driverError: sqlite(message) }, ctx)?.field).toBe(field);
+    expect(translateSqliteError({ driverError: sqlite(message) }, ctx)?.code).toBe('INVALID_VALUE');
   });
 });

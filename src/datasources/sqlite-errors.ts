@@ -1,5 +1,5 @@
 import type { DatabaseRefusal, WriteContext } from './dialect';
-import { isObject, text, wordList } from './refusal-helpers';
+import { invalidValue, isObject, soleColumnOf, text, wordList } from './refusal-helpers';
 
 /**
  * Translates a SQLite error into the contract's refusal (CONTRACT.md §6 "Database refusals"), or
@@ -15,6 +15,12 @@ import { isObject, text, wordList } from './refusal-helpers';
  *   field null: SQLite does not say which key, only `context.operation` tells the two cases apart.
  * - `SQLITE_CONSTRAINT_NOTNULL` (`NOT NULL constraint failed: customers.name`) →
  *   `NOT_NULL_VIOLATION`, field: the column.
+ * - `SQLITE_CONSTRAINT_CHECK` (`CHECK constraint failed: qty > 0`, or the constraint's name when
+ *   it has one: SQLite ≥ 3.26 prints the expression of an unnamed one) → `INVALID_VALUE`; field:
+ *   the column a name `<table>_<column>_check[N]` spells, else the one column of
+ *   `context.columns` the name or expression mentions, else null.
+ * - `SQLITE_MISMATCH` (a non-integer into an `INTEGER PRIMARY KEY`) and `SQLITE_TOOBIG` →
+ *   `INVALID_VALUE`, field null.
  * - the primary code `SQLITE_CONSTRAINT` (extended codes off) is classified by the message's prefix.
  *
  * There is no `VALUE_TOO_LONG`: SQLite does not enforce `varchar(n)` (sqlite.org/datatype3.html),
@@ -63,12 +69,27 @@ export function translateSqliteError(
     }
     case 'foreignkey':
       return { code: 'FOREIGN_KEY_VIOLATION', field: null, message: foreignKeyMessage(context) };
+    case 'check': {
+      const rule = /^CHECK constraint failed: (.+)$/s.exec(message)?.[1] ?? '';
+      // A name such as PostgreSQL's default `<table>_<column>_check`, else the expression.
+      const prefix = `${context.table.name}_`;
+      const spelled = rule.startsWith(prefix)
+        ? /^(.+)_check\d*$/.exec(rule.slice(prefix.length))?.[1]
+        : undefined;
+      const named = spelled && context.columns.some((c) => c.name === spelled) ? spelled : null;
+      return invalidValue(
+        named ?? soleColumnOf(rule, context),
+        'it breaks a rule (CHECK constraint) of the table',
+      );
+    }
+    case 'mismatch':
+      return invalidValue(null, 'not a value its type can hold');
     default:
       return null;
   }
 }
 
-type Kind = 'unique' | 'notnull' | 'foreignkey' | null;
+type Kind = 'unique' | 'notnull' | 'foreignkey' | 'check' | 'mismatch' | null;
 
 function kindOf(code: string | undefined, message: string): Kind {
   switch (code) {
@@ -79,10 +100,16 @@ function kindOf(code: string | undefined, message: string): Kind {
       return 'notnull';
     case 'SQLITE_CONSTRAINT_FOREIGNKEY':
       return 'foreignkey';
+    case 'SQLITE_CONSTRAINT_CHECK':
+      return 'check';
+    case 'SQLITE_MISMATCH':
+    case 'SQLITE_TOOBIG':
+      return 'mismatch';
     case 'SQLITE_CONSTRAINT':
       if (message.startsWith('UNIQUE constraint failed')) return 'unique';
       if (message.startsWith('NOT NULL constraint failed')) return 'notnull';
       if (message.startsWith('FOREIGN KEY constraint failed')) return 'foreignkey';
+      if (message.startsWith('CHECK constraint failed')) return 'check';
       return null;
     default:
       return null;

@@ -1,7 +1,9 @@
+import { arrayElement, effectiveKind, UnreadableValue } from './dialect';
 import type { ColumnKind, ModelColumn } from './dialect';
 import { PostgresDialect } from './postgres.dialect';
 import { SqliteDialect } from './sqlite.dialect';
 import {
+  formatArrayElements,
   formatCommon,
   formatDate,
   formatExactNumber,
@@ -269,5 +271,79 @@ describe('formatCommon for each column kind', () => {
       expect(new PostgresDialect().formatValue(column(kind), raw)).toEqual(expected);
       expect(new SqliteDialect().formatValue(column(kind), raw)).toEqual(expected);
     }
+  });
+});
+
+describe('PostgreSQL arrays as lists (README "Values"; issue 11, item 1)', () => {
+  const pg = new PostgresDialect();
+  const array = (elementKind: ColumnKind, elementType: string, name = `a_${elementType}`) => ({
+    ...column('array', name),
+    dbType: 'ARRAY',
+    elementKind,
+    elementType,
+  });
+
+  it.each<[ColumnKind, string, string, unknown[]]>([
+    [
+      'text',
+      'text',
+      '{a,"b c",NULL,"","NULL","q\\"uote"}',
+      ['a', 'b c', null, '', 'NULL', 'q"uote'],
+    ],
+    ['int', 'int4', '{1,NULL,-2147483648}', [1, null, -2147483648]],
+    ['bigint', 'int8', '{9007199254740993,NULL}', ['9007199254740993', null]],
+    ['decimal', 'numeric', '{12.30,-0.50,NaN}', ['12.30', '-0.50', 'NaN']],
+    ['float', 'float8', '{1.5,-0,NULL}', [1.5, -0, null]],
+    ['boolean', 'bool', '{t,f,NULL}', [true, false, null]],
+    [
+      'uuid',
+      'uuid',
+      '{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}',
+      ['a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'],
+    ],
+    ['date', 'date', '{2024-02-29,infinity}', ['2024-02-29', 'infinity']],
+    ['timestamp', 'timestamp', '{"2024-02-29 13:45:00.5"}', ['2024-02-29T13:45:00.500']],
+    [
+      'timestamptz',
+      'timestamptz',
+      '{"2024-02-29 13:45:00+02",NULL}',
+      ['2024-02-29T11:45:00.000Z', null],
+    ],
+    ['time', 'timetz', '{13:45:00+02}', ['13:45:00+02']],
+    ['int', 'int4', '{}', []],
+    ['int', 'int4', '[0:1]={7,8}', [7, 8]],
+  ])('%s[] %j → %j', (kind, type, text, expected) => {
+    expect(pg.formatValue(array(kind, type), text)).toEqual(expected);
+  });
+
+  it('reads NULL as null, and a value of two dimensions as an UnreadableValue naming the column', () => {
+    expect(pg.formatValue(array('int', 'int4'), null)).toBeNull();
+    const nested = pg.formatValue(array('int', 'int4', 'grid'), '{{1,2},{3,4}}');
+    expect(nested).toBeInstanceOf(UnreadableValue);
+    expect((nested as Error).message).toBe(
+      'grid holds an array of more than one dimension, which its list type cannot show',
+    );
+  });
+
+  it('keeps the text form for columns of kind other (definitions saved before arrays were lists) and for an unknown element kind', () => {
+    const old = { ...column('other', 'tags'), dbType: 'ARRAY' };
+    expect(pg.formatValue(old, '{a,"b c"}')).toBe('{a,"b c"}');
+    const unknown = { ...array('json', 'json'), elementKind: 'json' as ColumnKind };
+    expect(arrayElement(unknown)).toBeNull();
+    expect(effectiveKind(unknown)).toBe('other');
+    expect(pg.formatValue(unknown, '{"{}"}')).toBe('{"{}"}');
+    expect(effectiveKind(array('int', 'int4'))).toBe('array');
+  });
+
+  it('formats elements as a plain column of the element type, through arrayElement', () => {
+    const ints = array('int', 'int2');
+    expect(arrayElement(ints)).toMatchObject({ name: 'a_int2', kind: 'int', dbType: 'int2' });
+    expect(arrayElement(ints)).toBe(arrayElement(ints));
+    expect(formatArrayElements(ints, ['1', null])).toEqual([1, null]);
+  });
+
+  it('binds a list as it is: node-postgres writes it as one array parameter', () => {
+    const list = ['9007199254740993', null];
+    expect(pg.bindValue(array('bigint', 'int8'), list)).toBe(list);
   });
 });

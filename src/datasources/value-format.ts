@@ -1,4 +1,4 @@
-import type { ModelColumn } from './dialect';
+import { arrayElement, UnreadableValue, type ModelColumn } from './dialect';
 
 /**
  * Value formatting shared by the adapters (CONTRACT.md §6 Values). Each takes the text a driver
@@ -117,6 +117,29 @@ export function bytesToBase64(raw: unknown): string {
     return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64');
   }
   return Buffer.from(String(raw), 'utf8').toString('base64');
+}
+
+/**
+ * An array column's elements in the contract's output form (README "Values": arrays are lists of
+ * the element's scalar): `elements` as an array parser gives them (element text, `null` for a
+ * NULL element, a nested array for a further dimension), each formatted as a plain column of the
+ * element kind would be ({@link formatCommon} on {@link arrayElement}), NULL elements kept. A
+ * value with more than one dimension cannot be a list of scalars: it is an
+ * {@link UnreadableValue} naming the column, returned so only that field fails.
+ * @param column an `array` column with a known element kind.
+ */
+export function formatArrayElements(
+  column: ModelColumn,
+  elements: readonly unknown[],
+): unknown[] | UnreadableValue {
+  const element = arrayElement(column);
+  if (!element) return elements.map((e) => (e === null ? null : String(e)));
+  if (elements.some((e) => Array.isArray(e))) {
+    return new UnreadableValue(
+      `${column.name} holds an array of more than one dimension, which its list type cannot show`,
+    );
+  }
+  return elements.map((e) => (e === null || e === undefined ? null : formatCommon(element, e)));
 }
 
 /**

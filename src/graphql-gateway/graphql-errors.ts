@@ -22,11 +22,18 @@ export const GRAPHQL_CODE_OF: Record<ErrorCode, string> = {
 /**
  * A write the database (or the model's own length rule) refused. Shown to the caller as a
  * GraphQL error with `extensions.code` (UNIQUE_VIOLATION, FOREIGN_KEY_VIOLATION,
- * NOT_NULL_VIOLATION, VALUE_TOO_LONG) and `extensions.field` (CONTRACT.md §6).
+ * NOT_NULL_VIOLATION, VALUE_TOO_LONG, INVALID_VALUE) and `extensions.field` (CONTRACT.md §6).
  */
 export class DatabaseRefusalError extends Error {
-  constructor(readonly refusal: DatabaseRefusal) {
-    super(refusal.message);
+  /**
+   * @param cause the driver's error, when the refusal was read from one: a write translates it
+   * again with its own context to name the field (`runWrite`).
+   */
+  constructor(
+    readonly refusal: DatabaseRefusal,
+    cause?: unknown,
+  ) {
+    super(refusal.message, cause === undefined ? undefined : { cause });
     this.name = 'DatabaseRefusalError';
   }
 }

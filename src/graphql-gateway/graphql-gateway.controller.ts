@@ -35,15 +35,19 @@ import { ExecutableSchema, SchemaProviderService } from './schema-provider.servi
 
 /**
  * A request value its column cannot hold or compare with, as the database said (never a 500):
- * `INVALID_VALUE` (CONTRACT.md §6), without a field, since databases do not name one here.
+ * `INVALID_VALUE` (CONTRACT.md §6), without a field, since a statement alone does not say which;
+ * the driver's error rides along as `cause`, so a write can translate it again and name it.
  */
-function invalidValue(): DatabaseRefusalError {
-  return new DatabaseRefusalError({
-    code: 'INVALID_VALUE',
-    field: null,
-    message:
-      'A value in the request does not fit its column (out of range, malformed for its type, or containing a NUL character); check the filter and argument values',
-  });
+function invalidValue(driverError: unknown): DatabaseRefusalError {
+  return new DatabaseRefusalError(
+    {
+      code: 'INVALID_VALUE',
+      field: null,
+      message:
+        'A value in the request does not fit its column (out of range, malformed for its type, or containing a NUL character); check the filter and argument values',
+    },
+    driverError,
+  );
 }
 
 /** The media type of GraphQL-over-HTTP responses, when the client asks for it. */
@@ -259,7 +263,7 @@ export class GraphqlGatewayController {
                 try {
                   result = await run(query);
                 } catch (error) {
-                  if (isInvalidValueError(inner.dialect.type, error)) throw invalidValue();
+                  if (isInvalidValueError(inner.dialect.type, error)) throw invalidValue(error);
                   throw error;
                 } finally {
                   const seconds = Number(process.hrtime.bigint() - started) / 1e9;

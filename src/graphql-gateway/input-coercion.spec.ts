@@ -525,3 +525,57 @@ describe('coerceRequest: never guesses', () => {
     ]);
   });
 });
+
+describe('coerceRequest: PostgreSQL array arguments (lists with nullable elements, issue 11 item 1)', () => {
+  const lists = buildSchema(`
+    scalar BigInt
+    type Query { ok: Boolean }
+    type Mutation {
+      addLists(counts: [Int], tags: [String], flags: [Boolean], ratios: [Float], bigs: [BigInt]): String
+    }
+  `);
+  const echo = { addLists: (args: Record<string, unknown>) => JSON.stringify(args) };
+  const runLists = async (query: string, variables?: Record<string, unknown>) => {
+    const coerced = coerceRequest(lists, parse(query), variables);
+    expect(validate(lists, coerced.document).map((e) => e.message)).toEqual([]);
+    const result = await execute({
+      schema: lists,
+      document: coerced.document,
+      rootValue: echo,
+      variableValues: coerced.variables,
+    });
+    expect(result.errors).toBeUndefined();
+    return JSON.parse((result.data as Record<string, string>).addLists) as Record<string, unknown>;
+  };
+
+  it('coerces each element of a literal list as the element scalar, keeping null elements', async () => {
+    expect(
+      await runLists(
+        'mutation { addLists(counts: ["1", null, 2], tags: [12, null, "x"], flags: ["true", null], ratios: ["1.5", 2], bigs: [5, "9007199254740993"]) }',
+      ),
+    ).toEqual({
+      counts: [1, null, 2],
+      tags: ['12', null, 'x'],
+      flags: [true, null],
+      ratios: [1.5, 2],
+      bigs: [5, '9007199254740993'],
+    });
+  });
+
+  it('coerces each element of a variable list the same way; an empty list stays empty', async () => {
+    expect(
+      await runLists(
+        'mutation ($c: [Int], $t: [String], $f: [Boolean]) { addLists(counts: $c, tags: $t, flags: $f) }',
+        { c: ['7', null], t: [], f: ['false'] },
+      ),
+    ).toEqual({ counts: [7, null], tags: [], flags: [false] });
+  });
+
+  it('leaves an element it cannot convert exactly for validation to refuse', () => {
+    const coerced = coerceRequest(lists, parse('mutation { addLists(counts: ["x", "1.5"]) }'), {});
+    expect(validate(lists, coerced.document).map((e) => e.message)).toEqual([
+      'Int cannot represent non-integer value: "x"',
+      'Int cannot represent non-integer value: "1.5"',
+    ]);
+  });
+});

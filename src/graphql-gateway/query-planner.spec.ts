@@ -10,6 +10,7 @@ import type {
   VersionDefinition,
 } from '../platform/version-definition';
 import { buildApiTree, RowNode } from './api-tree';
+import { DatabaseRefusalError } from './graphql-errors';
 import {
   FilterInput,
   planOrder,
@@ -689,5 +690,65 @@ describe('64-bit keys of SQLite INTEGER columns (CONTRACT.md §6 Values: 64-bit 
   it('the key is returned with every digit', () => {
     const [row] = shapeRows(tweet, ['id'], [{ id: BigInt(big) }], lite);
     expect(String(row.id)).toBe(big);
+  });
+});
+
+describe('PostgreSQL array columns (issue 11, item 1: lists, compared only with null)', () => {
+  const lists = table(
+    'lists',
+    [
+      col('id', 'int', { nullable: false }),
+      col('tags', 'array', {
+        dbType: 'ARRAY',
+        declaredType: 'text[]',
+        elementKind: 'text',
+        elementType: 'text',
+      }),
+      col('counts', 'array', { dbType: 'ARRAY', elementKind: 'int', elementType: 'int4' }),
+    ],
+    ['id'],
+  );
+  const listsNode = buildApiTree({ ...definition, tables: [lists] }, api('lists', 'lists', null))!;
+
+  it('eq: null matches empty fields, neq: null filled ones', () => {
+    expect(planWhere(listsNode, { tags: { eq: null } }, pg)).toEqual({
+      kind: 'null',
+      column: 'tags',
+      negated: false,
+    });
+    expect(planWhere(listsNode, { counts: { neq: null } }, pg)).toEqual({
+      kind: 'null',
+      column: 'counts',
+      negated: true,
+    });
+  });
+
+  it('refuses any other comparison, naming the array type', () => {
+    const error = catchError(() => planWhere(listsNode, { tags: { eq: ['a'] } }, pg));
+    expect(error).toBeInstanceOf(DomainError);
+    expect((error as DomainError).code).toBe(ErrorCode.InvalidInput);
+    expect((error as DomainError).message).toBe(
+      'tags holds an array (text[]): it can only be compared with null (eq: null finds empty fields, neq: null filled ones)',
+    );
+  });
+
+  it('shapes lists, and turns a value of two dimensions into an INVALID_VALUE for that field only', () => {
+    const rows = shapeRows(
+      lists,
+      ['id', 'tags', 'counts'],
+      [
+        { id: 1, tags: '{a,NULL}', counts: '{{1,2},{3,4}}' },
+        { id: 2, tags: '{}', counts: null },
+      ],
+      pg,
+    );
+    expect(rows[0].tags).toEqual(['a', null]);
+    expect(rows[0].counts).toBeInstanceOf(DatabaseRefusalError);
+    expect((rows[0].counts as DatabaseRefusalError).refusal).toEqual({
+      code: 'INVALID_VALUE',
+      field: 'counts',
+      message: 'counts holds an array of more than one dimension, which its list type cannot show',
+    });
+    expect(rows[1]).toEqual({ id: 2, tags: [], counts: null });
   });
 });

@@ -10,7 +10,9 @@ import type {
   TableRef,
 } from '../datasources/dialect';
 import type { ModelTable } from '../platform/version-definition';
+import { UnreadableValue } from '../datasources/dialect';
 import type { RowNode } from './api-tree';
+import { DatabaseRefusalError } from './graphql-errors';
 import { outsideRange } from './value-ranges';
 
 /** `take` default and ceiling (CONTRACT.md §6 Limits). */
@@ -64,6 +66,13 @@ export function columnValue(
   return dialect.bindValue(column, node.isKey(column.name) ? keyValue(column, value) : value);
 }
 
+/** What a column compared only with null holds, for the refusal of another comparison. */
+function holds(column: ModelColumn): string {
+  if (column.kind === 'json') return 'JSON';
+  if (column.kind === 'array') return `an array (${column.declaredType ?? 'ARRAY'})`;
+  return column.dbType;
+}
+
 function columnCondition(
   node: RowNode,
   column: ModelColumn,
@@ -84,9 +93,9 @@ function columnCondition(
     if ((op === 'eq' || op === 'neq') && value === null) {
       // eq: null matches empty fields, neq: null filled ones (CONTRACT.md §6).
       out.push({ kind: 'null', column: column.name, negated: op === 'neq' });
-    } else if (column.kind === 'json' || column.kind === 'other') {
+    } else if (column.kind === 'json' || column.kind === 'other' || column.kind === 'array') {
       throw invalidInput(
-        `${column.name} holds ${column.kind === 'json' ? 'JSON' : column.dbType}: it can only be compared with null (eq: null finds empty fields, neq: null filled ones)`,
+        `${column.name} holds ${holds(column)}: it can only be compared with null (eq: null finds empty fields, neq: null filled ones)`,
       );
     } else if (value === null) {
       // Other operators follow SQL: a comparison with null is never true (CONTRACT.md §6).
@@ -249,7 +258,11 @@ export function selectColumns(
 
 /**
  * Result rows in the contract's output form, keyed by column name (each value through the
- * dialect's `formatValue`).
+ * dialect's `formatValue`). A value the column's GraphQL type cannot show (`UnreadableValue`, e.g.
+ * a two-dimensional value in a one-dimensional PostgreSQL array column) becomes a
+ * `DatabaseRefusalError` `INVALID_VALUE` naming the column, left in the row: graphql-js throws an
+ * `Error` it finds as a field's value (GraphQL spec, "Handling Field Errors"), so only that field
+ * fails.
  */
 export function shapeRows(
   table: ModelTable,
@@ -260,7 +273,17 @@ export function shapeRows(
   const models = columns.map((name) => table.columns.find((c) => c.name === name)!);
   return rows.map((raw) => {
     const row: Record<string, unknown> = {};
-    for (const column of models) row[column.name] = dialect.formatValue(column, raw[column.name]);
+    for (const column of models) {
+      const value = dialect.formatValue(column, raw[column.name]);
+      row[column.name] =
+        value instanceof UnreadableValue
+          ? new DatabaseRefusalError({
+              code: 'INVALID_VALUE',
+              field: column.name,
+              message: value.message,
+            })
+          : value;
+    }
     return row;
   });
 }

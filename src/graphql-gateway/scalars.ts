@@ -130,10 +130,12 @@ function parseBase64(value: unknown): Buffer {
 /**
  * Whether every supported database can sort a column of this kind: JSON has no order on
  * PostgreSQL (`json`) or SQL Server, and bytes are left out of orders (issue "every value it
- * stores": offer an order only where every database runs it).
+ * stores": offer an order only where every database runs it). Text forms (`other`) and
+ * PostgreSQL arrays (`array`, which only PostgreSQL has, comparing element by element) are never
+ * ordered either.
  */
 export function isOrderable(kind: ColumnKind): boolean {
-  return kind !== 'json' && kind !== 'binary' && kind !== 'other';
+  return kind !== 'json' && kind !== 'binary' && kind !== 'other' && kind !== 'array';
 }
 
 /** `ASC | DESC` (CONTRACT.md §6 `<Base>Order`). */
@@ -175,10 +177,11 @@ function operatorInput(
   name: string,
   scalar: GraphQLInputType,
   ops: readonly string[],
+  description = `Conditions on one ${scalar.toString()} column; several combine with AND.`,
 ): GraphQLInputObjectType {
   return new GraphQLInputObjectType({
     name,
-    description: `Conditions on one ${scalar.toString()} column; several combine with AND.`,
+    description,
     fields: () =>
       Object.fromEntries(
         ops.map((op) => [
@@ -201,7 +204,20 @@ function operatorInput(
   });
 }
 
-/** The output/input scalar of a column kind (keys are `ID`, decided by the caller). */
+/**
+ * The output/input type of a PostgreSQL array column (README "Values"): `[Element]`, a list of the
+ * element kind's scalar ({@link scalarOf}), elements nullable since PostgreSQL array elements may
+ * be NULL (PostgreSQL docs, "Arrays", 8.15.2). Lists are unnamed wrappers, so each call may make
+ * its own.
+ */
+export function listOf(elementKind: ColumnKind): GraphQLList<GraphQLScalarType> {
+  return new GraphQLList(scalarOf(elementKind));
+}
+
+/**
+ * The output/input scalar of a column kind (keys are `ID`, decided by the caller); `array`
+ * columns are lists ({@link listOf}), never a scalar, and the text form here.
+ */
 export function scalarOf(kind: ColumnKind): GraphQLScalarType {
   switch (kind) {
     case 'int':
@@ -249,6 +265,14 @@ const FILTERS = {
   JSON: operatorInput('JSONFilter', JSONScalar, BOOLEAN_OPS),
   // A database text form (interval, point, …): operators differ per type, only null is safe.
   Other: operatorInput('TextFormFilter', GraphQLString, BOOLEAN_OPS),
+  // A PostgreSQL array read as a list: only empty or filled. `eq`/`neq` are typed `JSON` like
+  // JSONFilter's, so a list sent there gets the planner's clear "only with null" refusal.
+  Array: operatorInput(
+    'ArrayFilter',
+    JSONScalar,
+    BOOLEAN_OPS,
+    'Conditions on one array column: only eq: null (empty fields) and neq: null (filled ones).',
+  ),
 } as const;
 
 /**
@@ -259,6 +283,7 @@ const FILTERS = {
 export function filterInputOf(kind: ColumnKind, isKey: boolean): GraphQLInputObjectType {
   if (isKey) return FILTERS.ID;
   if (kind === 'other') return FILTERS.Other;
+  if (kind === 'array') return FILTERS.Array;
   const name = scalarOf(kind).name as keyof typeof FILTERS;
   return FILTERS[name] ?? FILTERS.String;
 }

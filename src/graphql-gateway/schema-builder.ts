@@ -15,6 +15,7 @@ import {
   GraphQLSchema,
 } from 'graphql';
 import { isRequiredOnInsert } from '../data-model/model-graph';
+import { arrayElement, effectiveKind } from '../datasources/dialect';
 import type { Capabilities, DatabaseEnum, ModelColumn } from '../datasources/dialect';
 import type {
   ModelEnum,
@@ -38,6 +39,7 @@ import {
   enumFilterInput,
   filterInputOf,
   isOrderable,
+  listOf,
   scalarOf,
   SHARED_TYPE_NAMES,
   SortDirection,
@@ -233,19 +235,22 @@ class TypeFactory {
   /**
    * A column's type in output and in `add`/`update` arguments: `ID` for keys, the model enum for
    * an enum column (text again once the enum is deleted), else the GraphQL enum of its database
-   * enum type, else the kind's scalar.
+   * enum type, else `[Element]` for a PostgreSQL array column (`listOf`), else the kind's scalar
+   * (`effectiveKind`: an array column without a known element kind is text form).
    */
   column(node: RowNode, c: ModelColumn): GraphQLInputType & GraphQLOutputType {
     if (node.isKey(c.name)) return GraphQLID;
     const appEnum = c.enum && this.enums.get(c.enum);
     if (appEnum) return appEnum;
-    return this.databaseEnum(node, c)?.type ?? scalarOf(c.kind);
+    const element = arrayElement(c);
+    if (element) return listOf(element.kind);
+    return this.databaseEnum(node, c)?.type ?? scalarOf(effectiveKind(c));
   }
 
   /** A column's operator input: its database enum's, else its kind's (`filterInputOf`). */
   filterInput(node: RowNode, c: ModelColumn): GraphQLInputObjectType {
-    if (node.isKey(c.name)) return filterInputOf(c.kind, true);
-    return this.databaseEnum(node, c)?.filter ?? filterInputOf(c.kind, false);
+    if (node.isKey(c.name)) return filterInputOf(effectiveKind(c), true);
+    return this.databaseEnum(node, c)?.filter ?? filterInputOf(effectiveKind(c), false);
   }
 
   /** The database enum types typing a column (`databaseEnumOf`), when there is one. */
@@ -537,6 +542,6 @@ export class VersionTypes {
  * them when none is (an input type needs a field; the database then refuses what it cannot sort).
  */
 function orderableColumns(node: RowNode): RowNode['columns'] {
-  const sortable = node.columns.filter((c) => isOrderable(c.kind));
+  const sortable = node.columns.filter((c) => isOrderable(effectiveKind(c)));
   return sortable.length ? sortable : node.columns;
 }

@@ -10,6 +10,8 @@ import type {
   StatementResult,
   WriteContext,
 } from '../datasources/dialect';
+import { isInvalidValueError } from '../datasources/invalid-value';
+import { invalidValue, nameInvalidValue } from '../datasources/refusal-helpers';
 import type { NavigationNode, RowNode } from './api-tree';
 import type { GatewayContext } from './gateway-context';
 import { DatabaseRefusalError } from './graphql-errors';
@@ -148,6 +150,12 @@ type Run = (query: CompiledQuery) => Promise<StatementResult>;
 /**
  * Runs a write; a driver error that is a refusal of the contract's kinds becomes a
  * {@link DatabaseRefusalError} (the statement failed whole, so the database is unchanged).
+ * The request's statement guard answers a bad value with a field-less INVALID_VALUE carrying the
+ * driver's error as `cause`; the write translates that driver error again with the dialect's
+ * `translateError`, which knows the table and may name the column; one the translation does not
+ * know but {@link isInvalidValueError} does stays INVALID_VALUE. An INVALID_VALUE the database did not tie to a column (a CHECK constraint with its own
+ * name, PostgreSQL's data exceptions, SQL Server's conversion errors) names the column the write
+ * set, when it set exactly one outside the primary key (issue 11, item 2).
  */
 async function runWrite(
   run: Run,
@@ -159,14 +167,25 @@ async function runWrite(
 ): Promise<StatementResult> {
   try {
     return await run(query);
-  } catch (error) {
-    const refusal = dialect.translateError(error, {
-      table: tableRef(node.table),
-      columns: node.table.columns,
-      primaryKey: node.table.primaryKey,
-      operation,
-    });
-    if (!refusal) throw error;
+  } catch (thrown) {
+    const error =
+      thrown instanceof DatabaseRefusalError && thrown.cause !== undefined ? thrown.cause : thrown;
+    let refusal =
+      dialect.translateError(error, {
+        table: tableRef(node.table),
+        columns: node.table.columns,
+        primaryKey: node.table.primaryKey,
+        operation,
+      }) ??
+      (isInvalidValueError(dialect.type, error)
+        ? invalidValue(null, 'it is out of range or malformed for its type')
+        : null);
+    if (!refusal) throw thrown;
+    if (refusal.code === 'INVALID_VALUE' && refusal.field === null && operation !== 'delete') {
+      const key = new Set(node.table.primaryKey);
+      const set = written.length > 1 ? written.filter((v) => !key.has(v.column)) : written;
+      if (set.length === 1) refusal = nameInvalidValue(refusal, set[0].column);
+    }
     // Some databases (SQLite, SQL Server) do not say which foreign key failed: when an insert set
     // exactly one foreign-key column, that is the one. (An update may instead have hit rows that
     // depend on this one, so it is left as the database said.)

@@ -108,3 +108,78 @@ export function outsideEnum(type: DatasourceType, column: ModelColumn, value: un
   }
   return !values.includes(value);
 }
+
+/** The digits a decimal column holds: `precision` in all, `scale` of them after the point. */
+export interface DecimalShape {
+  precision: number;
+  scale: number;
+}
+
+/**
+ * The precision and scale of a fixed-point column from its full type (`declaredType`, else
+ * `dbType`): `numeric(5,2)`, `decimal(10)` (scale 0), MySQL's `decimal(5,2) unsigned`. Null for a
+ * column that is not `decimal`, for an unbounded `numeric`, for a domain (its name hides the
+ * type), and on SQLite, whose declared `numeric(p,s)` is only an affinity and holds any number
+ * (sqlite.org/datatype3.html §3.1). PostgreSQL "Arbitrary Precision Numbers", MySQL "Fixed-Point
+ * Types", SQL Server "decimal and numeric".
+ */
+export function decimalShape(type: DatasourceType, column: ModelColumn): DecimalShape | null {
+  if (column.kind !== 'decimal' || type === 'sqlite') return null;
+  const full = (column.declaredType ?? column.dbType).toLowerCase();
+  const m = /^(?:numeric|decimal|dec|fixed)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)/.exec(full);
+  if (!m) return null;
+  const precision = Number(m[1]);
+  const scale = Number(m[2] ?? 0);
+  return precision > 0 && scale <= precision ? { precision, scale } : null;
+}
+
+/**
+ * Whether a decimal value has more whole digits than its column holds, once rounded to the
+ * column's scale (half away from zero, as PostgreSQL, MariaDB and SQL Server round extra
+ * decimals: PostgreSQL "Arbitrary Precision Numbers" — `numeric(5,2)` must round to an absolute
+ * value below 10^3; MySQL "Fixed-Point Types": strict mode refuses it, error 1264). Extra
+ * decimals alone are no overflow: every one of these databases rounds them. False for a value
+ * that is not decimal text or a finite number (the scalar refused those already).
+ */
+export function decimalOverflows(shape: DecimalShape, value: unknown): boolean {
+  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : value;
+  if (typeof text !== 'string') return false;
+  const m = /^\s*[-+]?(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d+))?\s*$/.exec(text);
+  if (!m || (m[1] === '' && (m[2] ?? '') === '')) return false;
+  const digits = BigInt(`${m[1]}${m[2] ?? ''}` || '0');
+  const exponent = Number(m[3] ?? 0) - (m[2] ?? '').length;
+  // A decimal exponent far outside any column's digits: a non-zero value certainly overflows.
+  if (exponent + shape.scale > 1000) return digits !== 0n;
+  let scaled: bigint;
+  if (exponent + shape.scale >= 0) {
+    scaled = digits * 10n ** BigInt(exponent + shape.scale);
+  } else {
+    const shift = -(exponent + shape.scale);
+    if (shift > 1000) return false;
+    const divisor = 10n ** BigInt(shift);
+    scaled = digits / divisor;
+    if ((digits % divisor) * 2n >= divisor) scaled += 1n;
+  }
+  return scaled >= 10n ** BigInt(shape.precision);
+}
+
+/**
+ * Whether date or date-time text names a day that does not exist (`2024-02-30`, month 13) or a
+ * time of day past any database's range (hour above 24, minute above 59, second above 60).
+ * PostgreSQL ("Date/Time Input": 22008 `date/time field value out of range`), MariaDB (strict
+ * mode: 1292 `Incorrect date value`) and SQL Server (241/242) all refuse these; SQLite stores any
+ * text, so checking it first makes every database answer alike. Only the `YYYY-MM-DD` start and
+ * an `HH:MM[:SS]` after it are read; anything else is left to the scalar and the database.
+ */
+export function impossibleDateTime(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(value);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (month < 1 || month > 12 || day < 1) return true;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  if (day > days) return true;
+  if (m[4] === undefined) return false;
+  return Number(m[4]) > 24 || Number(m[5]) > 59 || Number(m[6] ?? 0) > 60;
+}

@@ -1,9 +1,19 @@
+import { arrayElement } from '../datasources/dialect';
 import type { ColumnValue, Condition, Dialect, ModelColumn } from '../datasources/dialect';
 import type { ModelTable } from '../platform/version-definition';
 import type { RowNode } from './api-tree';
 import { DatabaseRefusalError } from './graphql-errors';
 import { columnValue } from './query-planner';
-import { describeRange, integerRange, isUuidText, outsideEnum, outsideRange } from './value-ranges';
+import {
+  decimalOverflows,
+  decimalShape,
+  describeRange,
+  impossibleDateTime,
+  integerRange,
+  isUuidText,
+  outsideEnum,
+  outsideRange,
+} from './value-ranges';
 
 /**
  * Columns `add<Base>`/`update<Base>` take as arguments: the row type's columns that can be
@@ -37,8 +47,13 @@ function checkLength(column: ModelColumn, value: unknown): void {
  * a whole number outside the column's integer range, text that is not a UUID for a UUID column
  * (issue "every value it stores": the same refusal, naming the field, on every database), text
  * outside the column's database enum type (reachable only through an app enum assigned to it,
- * which wins over the database enum: `outsideEnum`).
- * @throws DatabaseRefusalError INVALID_VALUE.
+ * which wins over the database enum: `outsideEnum`), a decimal with more whole digits than its
+ * `numeric(p,s)` holds once rounded to its scale (`decimalOverflows`; extra decimals are rounded
+ * by every database, so they pass), a date or date-time naming a day that does not exist
+ * (`impossibleDateTime`: `2024-02-30`).
+ * Rules the model does not know (CHECK constraints, domains, triggers) are the database's: its
+ * refusal is translated by the dialect's `translateError` (issue 11, item 2).
+ * @throws DatabaseRefusalError INVALID_VALUE, `field` the column's name.
  */
 function checkValue(column: ModelColumn, value: unknown, dialect: Dialect): void {
   if (value === null || value === undefined) return;
@@ -57,12 +72,63 @@ function checkValue(column: ModelColumn, value: unknown, dialect: Dialect): void
       message: `${column.name} takes a UUID (8-4-4-4-12 hexadecimal digits)`,
     });
   }
+  const shape = decimalShape(dialect.type, column);
+  if (shape && decimalOverflows(shape, value)) {
+    const whole = shape.precision - shape.scale;
+    throw new DatabaseRefusalError({
+      code: 'INVALID_VALUE',
+      field: column.name,
+      message: `${column.name} cannot hold ${String(value)}: it takes numbers below 10^${whole} in absolute value, ${shape.scale} decimal places`,
+    });
+  }
+  if (
+    (column.kind === 'date' || column.kind === 'timestamp' || column.kind === 'timestamptz') &&
+    impossibleDateTime(value)
+  ) {
+    throw new DatabaseRefusalError({
+      code: 'INVALID_VALUE',
+      field: column.name,
+      message: `${column.name} cannot hold ${String(value)}: that day or time does not exist`,
+    });
+  }
   if (outsideEnum(dialect.type, column, value)) {
     throw new DatabaseRefusalError({
       code: 'INVALID_VALUE',
       field: column.name,
       message: `${column.name} takes only the values of the database enum ${column.dbEnum?.name}`,
     });
+  }
+}
+
+/**
+ * Refuses, before any SQL runs, a list for a PostgreSQL array column holding an element its
+ * element type cannot hold, where the model knows the rule, as {@link checkValue} refuses it for a
+ * plain column of that type: a whole number outside the element type's range (`int2`/`int4`/
+ * `int8`, PostgreSQL docs "Numeric Types"), text that is not a UUID in a `uuid[]`. NULL elements
+ * are fine (PostgreSQL array elements may be NULL); the database decides the rest (e.g. a
+ * `numeric(5,2)[]` overflow, a `varchar(3)[]` element too long).
+ * @throws DatabaseRefusalError INVALID_VALUE naming the column.
+ */
+function checkArrayElements(column: ModelColumn, value: unknown, dialect: Dialect): void {
+  const element = arrayElement(column);
+  if (!element || !Array.isArray(value)) return;
+  const range = integerRange(dialect.type, element);
+  for (const item of value) {
+    if (item === null || item === undefined) continue;
+    if (range && outsideRange(dialect.type, element, item)) {
+      throw new DatabaseRefusalError({
+        code: 'INVALID_VALUE',
+        field: column.name,
+        message: `${column.name} cannot hold ${String(item)} in its list: its elements are whole numbers ${describeRange(range)}`,
+      });
+    }
+    if (element.kind === 'uuid' && !isUuidText(item)) {
+      throw new DatabaseRefusalError({
+        code: 'INVALID_VALUE',
+        field: column.name,
+        message: `${column.name} takes a list of UUIDs (8-4-4-4-12 hexadecimal digits)`,
+      });
+    }
   }
 }
 
@@ -81,6 +147,7 @@ export function planValues(
     if (!(column.name in args) || args[column.name] === undefined) continue;
     checkLength(column, args[column.name]);
     checkValue(column, args[column.name], dialect);
+    checkArrayElements(column, args[column.name], dialect);
     values.push({
       column: column.name,
       value: columnValue(node, column, args[column.name], dialect),

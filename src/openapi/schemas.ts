@@ -86,6 +86,12 @@ export const SCHEMAS: Record<string, SchemaObject> = {
     maxLength: { type: 'integer', nullable: true },
     enum: nullableStr('The app enum assigned to the field, or null'),
     primaryKey: bool(),
+    elementKind: nullableStr(
+      'For a PostgreSQL array read as a list (kind array): the kind of its elements; absent otherwise',
+    ),
+    elementType: nullableStr(
+      'For a PostgreSQL array: its element type (e.g. int4); absent otherwise',
+    ),
     declaredType: nullableStr(
       "PostgreSQL's full type text (e.g. character varying(200)); absent elsewhere",
     ),
