@@ -1,23 +1,13 @@
 import { DomainError } from '../common/domain-error';
-import type { ColumnKind, ModelColumn } from '../datasources/dialect';
+import type { ColumnKind } from '../datasources/dialect';
 import type { ModelTable } from '../platform/version-definition';
 import { choosePrimaryKey } from './data-model.service';
 import { isIdColumn, writeActions } from './model-graph';
+import { modelColumn } from '../../test/support/model-column';
 
 /** Issue 11: a builder-chosen key for a view or a keyless table; write actions of a view. */
 
-function col(name: string, kind: ColumnKind = 'int'): ModelColumn {
-  return {
-    name,
-    dbType: kind,
-    kind,
-    nullable: true,
-    hasDefault: false,
-    generated: false,
-    maxLength: null,
-    enum: null,
-  };
-}
+const col = (name: string, kind: ColumnKind = 'int') => modelColumn(name, kind);
 
 function table(primaryKey: string[], extra: Partial<ModelTable> = {}): ModelTable {
   return {

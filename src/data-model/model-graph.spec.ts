@@ -1,4 +1,4 @@
-import type { ColumnKind, ModelColumn, ModelForeignKey } from '../datasources/dialect';
+import type { ModelColumn, ModelForeignKey } from '../datasources/dialect';
 import type { ModelTable } from '../platform/version-definition';
 import {
   isIdColumn,
@@ -8,26 +8,11 @@ import {
   navigationsOf,
   requiredColumns,
 } from './model-graph';
+import { modelColumn } from '../../test/support/model-column';
 
 /** Navigation naming rules of CONTRACT.md §6, required columns of §3. */
 
-function col(
-  name: string,
-  kind: ColumnKind = 'int',
-  extra: Partial<ModelColumn> = {},
-): ModelColumn {
-  return {
-    name,
-    dbType: kind,
-    kind,
-    nullable: true,
-    hasDefault: false,
-    generated: false,
-    maxLength: null,
-    enum: null,
-    ...extra,
-  };
-}
+const col = modelColumn;
 
 function fk(
   columns: string[],

@@ -7,7 +7,6 @@ import type {
   CompiledQuery,
   Condition,
   CountPlan,
-  ModelColumn,
   SelectPlan,
   SqlPool,
 } from './dialect';
@@ -20,6 +19,7 @@ import {
   mssqlTablesFromCatalog,
 } from './mssql.dialect';
 import { ROW_NUMBER_ALIAS } from './sql-compiler';
+import { modelColumn } from '../../test/support/model-column';
 
 /**
  * Golden tests of the SQL Server adapter (CONTRACT.md §6: the `where` language, order, take/skip,
@@ -939,18 +939,7 @@ describe('introspection of views (issue 11; golden SQL, no server)', () => {
   });
 });
 
-function col(kind: ColumnKind, dbType: string): ModelColumn {
-  return {
-    name: 'v',
-    dbType,
-    kind,
-    nullable: true,
-    hasDefault: false,
-    generated: false,
-    maxLength: null,
-    enum: null,
-  };
-}
+const col = (kind: ColumnKind, dbType: string) => modelColumn('v', kind, { dbType });
 
 /**
  * Dates exactly as tedious v19 builds them with `useUTC: true` (lib/value-parser.js `readDate`,

@@ -1,13 +1,6 @@
 import mysql from 'mysql2/promise';
 import { ALL_ROWS } from './dialect';
-import type {
-  ColumnKind,
-  CompiledQuery,
-  Condition,
-  CountPlan,
-  ModelColumn,
-  SelectPlan,
-} from './dialect';
+import type { ColumnKind, CompiledQuery, Condition, CountPlan, SelectPlan } from './dialect';
 import { MysqlDecimal, parseMysqlUrl, toMysqlParameter } from './mysql-pool';
 import {
   escapeMysqlLike,
@@ -17,6 +10,7 @@ import {
   mysqlKind,
 } from './mysql.dialect';
 import { ROW_NUMBER_ALIAS } from './sql-compiler';
+import { modelColumn } from '../../test/support/model-column';
 
 /**
  * Golden tests of the MySQL/MariaDB adapter's SQL (CONTRACT.md §6: the `where` language, order,
@@ -78,18 +72,8 @@ function customers(where: Condition): SelectPlan {
 
 const TRUE: Condition = { kind: 'and', items: [] };
 
-function col(name: string, kind: ColumnKind, dbType = kind as string): ModelColumn {
-  return {
-    name,
-    dbType,
-    kind,
-    nullable: true,
-    hasDefault: false,
-    generated: false,
-    maxLength: null,
-    enum: null,
-  };
-}
+const col = (name: string, kind: ColumnKind, dbType = kind as string) =>
+  modelColumn(name, kind, { dbType });
 
 describe('MysqlDialect golden SQL', () => {
   describe('comparison operators', () => {

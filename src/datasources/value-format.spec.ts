@@ -1,5 +1,5 @@
 import { arrayElement, effectiveKind, UnreadableValue } from './dialect';
-import type { ColumnKind, ModelColumn } from './dialect';
+import type { ColumnKind } from './dialect';
 import { PostgresDialect } from './postgres.dialect';
 import { SqliteDialect } from './sqlite.dialect';
 import {
@@ -10,21 +10,11 @@ import {
   formatInstant,
   formatLocalTimestamp,
 } from './value-format';
+import { modelColumn } from '../../test/support/model-column';
 
 /** Output forms of CONTRACT.md §6 "Values". */
 
-function column(kind: ColumnKind, name = `c_${kind}`): ModelColumn {
-  return {
-    name,
-    dbType: kind,
-    kind,
-    nullable: true,
-    hasDefault: false,
-    generated: false,
-    maxLength: null,
-    enum: null,
-  };
-}
+const column = (kind: ColumnKind, name = `c_${kind}`) => modelColumn(name, kind);
 
 describe('formatLocalTimestamp (timestamp without time zone: YYYY-MM-DDTHH:mm:ss[.fff], no offset)', () => {
   it.each([

@@ -39,6 +39,7 @@ import {
 } from './schema-builder';
 import { outsideEnum } from './value-ranges';
 import { planValues } from './write-planner';
+import { modelColumn } from '../../test/support/model-column';
 
 /**
  * Issue 11, item 4 (second part): database enum types become GraphQL enums (values that are not
@@ -51,19 +52,8 @@ const MOOD: DatabaseEnum = {
   values: ['happy', 'sad', 'on hold', '1st', 'true', 'Happy', 'on_hold'],
 };
 
-function col(name: string, kind: ColumnKind, extra: Partial<ModelColumn> = {}): ModelColumn {
-  return {
-    name,
-    dbType: kind,
-    kind,
-    nullable: true,
-    hasDefault: false,
-    generated: false,
-    maxLength: null,
-    enum: null,
-    ...extra,
-  };
-}
+const col = (name: string, kind: ColumnKind, extra: Partial<ModelColumn> = {}) =>
+  modelColumn(name, kind, extra);
 
 function people(extra: Partial<ModelTable> = {}): ModelTable {
   return {

@@ -21,25 +21,15 @@ import {
   TAKE_LIMIT,
   tableRef,
 } from './query-planner';
+import { modelColumn } from '../../test/support/model-column';
 
 /** The `where` language, order and page of CONTRACT.md §6, from GraphQL arguments to plans. */
 
 const pg = new PostgresDialect();
 const lite = new SqliteDialect();
 
-function col(name: string, kind: ColumnKind, extra: Partial<ModelColumn> = {}): ModelColumn {
-  return {
-    name,
-    dbType: kind,
-    kind,
-    nullable: true,
-    hasDefault: false,
-    generated: false,
-    maxLength: null,
-    enum: null,
-    ...extra,
-  };
-}
+const col = (name: string, kind: ColumnKind, extra: Partial<ModelColumn> = {}) =>
+  modelColumn(name, kind, extra);
 
 function fk(column: string, referencedTable: string, referencedColumn = 'id'): ModelForeignKey {
   return {

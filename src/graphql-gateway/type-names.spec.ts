@@ -27,6 +27,7 @@ import { buildApiTrees, RowNode, tableTypeName } from './api-tree';
 import type { GatewayContext } from './gateway-context';
 import { BUILDER } from './request/audience';
 import { DefinitionClash, VersionTypes } from './schema-builder';
+import { modelColumn } from '../../test/support/model-column';
 
 /**
  * Issue 11, item 5: one row type per table and field set. A nested row type shares the type of any
@@ -34,19 +35,8 @@ import { DefinitionClash, VersionTypes } from './schema-builder';
  * table (`Albums`, `Albums_2`, …); root names stay as CONTRACT.md §6 gives them.
  */
 
-function col(name: string, kind: ColumnKind, extra: Partial<ModelColumn> = {}): ModelColumn {
-  return {
-    name,
-    dbType: kind,
-    kind,
-    nullable: true,
-    hasDefault: false,
-    generated: false,
-    maxLength: null,
-    enum: null,
-    ...extra,
-  };
-}
+const col = (name: string, kind: ColumnKind, extra: Partial<ModelColumn> = {}) =>
+  modelColumn(name, kind, extra);
 
 function fk(column: string, referencedTable: string): ModelForeignKey {
   return {

@@ -1,6 +1,7 @@
 import { RunningApp, startApp } from '../support/app-harness';
 import { createPgDatabase, PgDatabase } from '../support/postgres-fixture';
 import { describeWith } from '../support/services';
+import { printType, TYPE_REF, TypeRef } from '../support/type-refs';
 
 /**
  * Issue 11, item 1: PostgreSQL arrays are GraphQL lists of the element's scalar, both ways
@@ -55,19 +56,6 @@ const LIST_TYPES: Record<keyof typeof ROW_1, string> = {
   ratios: 'Float',
 };
 const LISTS = Object.keys(ROW_1) as (keyof typeof ROW_1)[];
-
-interface TypeRef {
-  kind: string;
-  name: string | null;
-  ofType: TypeRef | null;
-}
-const printType = (t: TypeRef): string =>
-  t.kind === 'NON_NULL'
-    ? `${printType(t.ofType!)}!`
-    : t.kind === 'LIST'
-      ? `[${printType(t.ofType!)}]`
-      : t.name!;
-const TYPE_REF = '{ kind name ofType { kind name ofType { kind name } } }';
 
 describeWith('postgres')('PostgreSQL arrays as GraphQL lists', () => {
   let run: RunningApp;

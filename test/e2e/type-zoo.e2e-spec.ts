@@ -1,6 +1,7 @@
 import { RunningApp, startApp } from '../support/app-harness';
 import { SALES_DIALECTS } from '../support/sales-dialects';
 import { placeSqliteFile } from '../support/sqlite-placement';
+import { namedType, printType, TYPE_REF, TypeRef } from '../support/type-refs';
 
 /**
  * Issue 11, the type zoo: a table with every column kind each database supports (numbers, text,
@@ -46,21 +47,6 @@ const ZOO: Record<string, string> = {
       '2024-02-29 13:45:00', '{"a": 1}');
     INSERT INTO zoo (id) VALUES (2);`,
 };
-
-/** An introspected input type reference, as GraphQL prints it in a variable definition. */
-interface TypeRef {
-  kind: string;
-  name: string | null;
-  ofType: TypeRef | null;
-}
-const printType = (t: TypeRef): string =>
-  t.kind === 'NON_NULL'
-    ? `${printType(t.ofType!)}!`
-    : t.kind === 'LIST'
-      ? `[${printType(t.ofType!)}]`
-      : t.name!;
-const namedType = (t: TypeRef): string => (t.ofType ? namedType(t.ofType) : t.name!);
-const TYPE_REF = '{ kind name ofType { kind name ofType { kind name ofType { kind name } } } }';
 
 for (const dialect of SALES_DIALECTS) {
   dialect.describe(`Type zoo on ${dialect.type}`, () => {
