@@ -257,7 +257,7 @@ export interface SelectPlan {
   table: TableRef;
   columns: string[];
   /** Kinds of the read columns, for adapters that must cast some in the select list. */
-  kinds?: Record<string, ColumnKind>;
+  kinds?: Readonly<Record<string, ColumnKind>>;
   where: Condition;
   /**
    * The rows the caller may reach (its row rules, CONTRACT.md §4), ANDed with `where`. Required,
@@ -293,7 +293,7 @@ export interface InsertPlan {
   table: TableRef;
   values: ColumnValue[];
   returning: string[];
-  kinds?: Record<string, ColumnKind>;
+  kinds?: Readonly<Record<string, ColumnKind>>;
 }
 
 /** An UPDATE of the rows matching `where` (a primary key); reads `returning` back. */
@@ -307,7 +307,7 @@ export interface UpdatePlan {
    */
   scope: Condition;
   returning: string[];
-  kinds?: Record<string, ColumnKind>;
+  kinds?: Readonly<Record<string, ColumnKind>>;
 }
 
 /** A DELETE of the rows matching `where` (a primary key). */

@@ -126,6 +126,22 @@ function unnamedTree(def: VersionDefinition, api: TableApiDefinition): RowNode |
 }
 
 /**
+ * The first of `start`, `start_2`, `start_3`, … whose minted names (`mints(name)`: the name and
+ * what is derived from it, e.g. its `Filter`) are all free in `taken`; claims them there. The one
+ * rule for every generated name that must step aside (row types, database enums, enum values).
+ */
+export function claimFreeName(
+  start: string,
+  taken: Set<string>,
+  mints: (name: string) => readonly string[] = (name) => [name],
+): string {
+  let name = start;
+  for (let n = 2; mints(name).some((minted) => taken.has(minted)); n++) name = `${start}_${n}`;
+  for (const minted of mints(name)) taken.add(minted);
+  return name;
+}
+
+/**
  * Names the row types of a schema's trees (see {@link RowNode.typeName}). Root nodes first, in
  * the order given: each is its API's `<Base>`, and the first root of a shape lends its name to the
  * nested nodes of that shape. Then the nested nodes, tree after tree, depth first in navigation
@@ -144,19 +160,11 @@ export function nameRowTypes(trees: ApiTree[], reserved: Iterable<string> = []):
     for (const name of rowTypeNames(node.typeName)) taken.add(name);
     if (!byShape.has(node.shape)) byShape.set(node.shape, node.typeName);
   }
-  const free = (table: string): string => {
-    const start = tableTypeName(table);
-    for (let n = 1; ; n++) {
-      const name = n === 1 ? start : `${start}_${n}`;
-      if (rowTypeNames(name).every((minted) => !taken.has(minted))) return name;
-    }
-  };
   const visit = (node: RowNode) => {
     for (const { node: sub } of node.navigations) {
       let name = byShape.get(sub.shape);
       if (name === undefined) {
-        name = free(sub.table.name);
-        for (const minted of rowTypeNames(name)) taken.add(minted);
+        name = claimFreeName(tableTypeName(sub.table.name), taken, rowTypeNames);
         byShape.set(sub.shape, name);
       }
       sub.typeName = name;
@@ -232,10 +240,7 @@ export function enumValueNames(values: readonly string[]): string[] {
     if (own !== undefined) return own;
     let base = [...value].map((ch) => (/^[_0-9A-Za-z]$/.test(ch) ? ch : '_')).join('');
     if (base === '' || /^(\d|__)/.test(base) || NOT_ENUM_VALUES.has(base)) base = `V_${base}`;
-    let name = base;
-    for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
-    taken.add(name);
-    return name;
+    return claimFreeName(base, taken);
   });
 }
 
@@ -298,12 +303,10 @@ export function nameDatabaseEnums(
       if (!dbEnum) continue;
       const key = databaseEnumKey(dbEnum);
       if (named.has(key)) continue;
-      const start = tableTypeName(String(dbEnum.name));
-      let typeName = start;
-      for (let n = 2; taken.has(typeName) || taken.has(`${typeName}Filter`); n++)
-        typeName = `${start}_${n}`;
-      taken.add(typeName);
-      taken.add(`${typeName}Filter`);
+      const typeName = claimFreeName(tableTypeName(String(dbEnum.name)), taken, (name) => [
+        name,
+        `${name}Filter`,
+      ]);
       named.set(key, { typeName, filterName: `${typeName}Filter`, dbEnum });
     }
   }

@@ -270,7 +270,8 @@ export function shapeRows(
   rows: Record<string, unknown>[],
   dialect: Dialect,
 ): Record<string, unknown>[] {
-  const models = columns.map((name) => table.columns.find((c) => c.name === name)!);
+  const byName = indexOf(table).byName;
+  const models = columns.map((name) => byName.get(name)!);
   return rows.map((raw) => {
     const row: Record<string, unknown> = {};
     for (const column of models) {
@@ -288,12 +289,32 @@ export function shapeRows(
   });
 }
 
-/** The kinds of the given columns of a table, for `SelectPlan.kinds` and the write plans. */
-export function columnKinds(table: ModelTable, columns: string[]): Record<string, ColumnKind> {
-  const kinds: Record<string, ColumnKind> = {};
-  for (const name of columns) {
-    const column = table.columns.find((c) => c.name === name);
-    if (column) kinds[name] = column.kind;
+/** What the request path looks up by column name in a model table, built once per table. */
+interface ColumnIndex {
+  byName: Map<string, ModelColumn>;
+  /** Every column's kind, for `SelectPlan.kinds` and the write plans (they read their own). */
+  kinds: Record<string, ColumnKind>;
+}
+
+/** Model tables live as long as their schema: indexed once, not per request. */
+const INDEXES = new WeakMap<ModelTable, ColumnIndex>();
+
+function indexOf(table: ModelTable): ColumnIndex {
+  let index = INDEXES.get(table);
+  if (!index) {
+    index = {
+      byName: new Map(table.columns.map((c) => [c.name, c])),
+      kinds: Object.fromEntries(table.columns.map((c) => [c.name, c.kind])),
+    };
+    INDEXES.set(table, index);
   }
-  return kinds;
+  return index;
+}
+
+/**
+ * The kinds of a table's columns by name, for `SelectPlan.kinds` and the write plans: every
+ * column, since a plan reads the kinds of the columns it names only. Shared: never mutate.
+ */
+export function columnKinds(table: ModelTable): Readonly<Record<string, ColumnKind>> {
+  return indexOf(table).kinds;
 }

@@ -53,7 +53,7 @@ export function getResolver(
     const query = conn.dialect.compileSelect({
       table: tableRef(node.table),
       columns,
-      kinds: columnKinds(node.table, columns),
+      kinds: columnKinds(node.table),
       where,
       scope: ctx.scopes.of(node.table, conn.dialect),
       order: planOrder(node, args.order),
@@ -114,7 +114,7 @@ export function navigationResolver(
           const query = conn.dialect.compileSelect({
             table: tableRef(node.table),
             columns,
-            kinds: columnKinds(node.table, columns),
+            kinds: columnKinds(node.table),
             where,
             // Rows outside the caller's rule are invisible through navigation too: a many-to-one
             // field gives null, a one-to-many one leaves them out (CONTRACT.md §4).
@@ -153,9 +153,10 @@ type Run = (query: CompiledQuery) => Promise<StatementResult>;
  * The request's statement guard answers a bad value with a field-less INVALID_VALUE carrying the
  * driver's error as `cause`; the write translates that driver error again with the dialect's
  * `translateError`, which knows the table and may name the column; one the translation does not
- * know but {@link isInvalidValueError} does stays INVALID_VALUE. An INVALID_VALUE the database did not tie to a column (a CHECK constraint with its own
- * name, PostgreSQL's data exceptions, SQL Server's conversion errors) names the column the write
- * set, when it set exactly one outside the primary key (issue 11, item 2).
+ * know but {@link isInvalidValueError} does stays INVALID_VALUE. An INVALID_VALUE the database
+ * did not tie to a column (a CHECK constraint with its own name, PostgreSQL's data exceptions,
+ * SQL Server's conversion errors) names the column the write set, when it set exactly one outside
+ * the primary key (issue 11, item 2).
  */
 async function runWrite(
   run: Run,
@@ -275,7 +276,7 @@ export function addResolver(
       table: tableRef(node.table),
       values,
       returning,
-      kinds: columnKinds(node.table, [...returning, ...values.map((v) => v.column)]),
+      kinds: columnKinds(node.table),
     });
     const write = async (run: Run) => {
       const result = await runWrite(run, conn.dialect, node, 'insert', insert, values);
@@ -317,8 +318,7 @@ export function updateResolver(
     const scope = ctx.scopes.of(node.table, conn.dialect);
     const returning = selectColumns(node, info.fieldNodes, info.fragments);
     const table = tableRef(node.table);
-    // The written columns' kinds too: some dialects write a kind through a function.
-    const kinds = columnKinds(node.table, [...returning, ...set.map((v) => v.column)]);
+    const kinds = columnKinds(node.table);
     const readBack = conn.dialect.compileSelect({
       table,
       columns: returning,

@@ -124,6 +124,19 @@ export interface DecimalShape {
  * Types", SQL Server "decimal and numeric".
  */
 export function decimalShape(type: DatasourceType, column: ModelColumn): DecimalShape | null {
+  // Read from the type once per model column, as integer ranges are.
+  let shape = SHAPES.get(column);
+  if (shape === undefined) {
+    shape = shapeOfType(type, column);
+    SHAPES.set(column, shape);
+  }
+  return shape;
+}
+
+/** Decimal shapes per model column (a column belongs to one datasource, so one database type). */
+const SHAPES = new WeakMap<ModelColumn, DecimalShape | null>();
+
+function shapeOfType(type: DatasourceType, column: ModelColumn): DecimalShape | null {
   if (column.kind !== 'decimal' || type === 'sqlite') return null;
   const full = (column.declaredType ?? column.dbType).toLowerCase();
   const m = /^(?:numeric|decimal|dec|fixed)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)/.exec(full);

@@ -50,85 +50,62 @@ function checkLength(column: ModelColumn, value: unknown): void {
  * which wins over the database enum: `outsideEnum`), a decimal with more whole digits than its
  * `numeric(p,s)` holds once rounded to its scale (`decimalOverflows`; extra decimals are rounded
  * by every database, so they pass), a date or date-time naming a day that does not exist
- * (`impossibleDateTime`: `2024-02-30`).
+ * (`impossibleDateTime`: `2024-02-30`). A list for a PostgreSQL array column is checked element
+ * by element against its element type (NULL elements are fine: PostgreSQL docs, "Arrays").
  * Rules the model does not know (CHECK constraints, domains, triggers) are the database's: its
  * refusal is translated by the dialect's `translateError` (issue 11, item 2).
  * @throws DatabaseRefusalError INVALID_VALUE, `field` the column's name.
  */
 function checkValue(column: ModelColumn, value: unknown, dialect: Dialect): void {
   if (value === null || value === undefined) return;
-  const range = integerRange(dialect.type, column);
-  if (range && outsideRange(dialect.type, column, value)) {
-    throw new DatabaseRefusalError({
-      code: 'INVALID_VALUE',
-      field: column.name,
-      message: `${column.name} cannot hold ${String(value)}: it takes whole numbers ${describeRange(range)}`,
-    });
-  }
-  if (column.kind === 'uuid' && !isUuidText(value)) {
-    throw new DatabaseRefusalError({
-      code: 'INVALID_VALUE',
-      field: column.name,
-      message: `${column.name} takes a UUID (8-4-4-4-12 hexadecimal digits)`,
-    });
-  }
-  const shape = decimalShape(dialect.type, column);
-  if (shape && decimalOverflows(shape, value)) {
-    const whole = shape.precision - shape.scale;
-    throw new DatabaseRefusalError({
-      code: 'INVALID_VALUE',
-      field: column.name,
-      message: `${column.name} cannot hold ${String(value)}: it takes numbers below 10^${whole} in absolute value, ${shape.scale} decimal places`,
-    });
-  }
-  if (
-    (column.kind === 'date' || column.kind === 'timestamp' || column.kind === 'timestamptz') &&
-    impossibleDateTime(value)
-  ) {
-    throw new DatabaseRefusalError({
-      code: 'INVALID_VALUE',
-      field: column.name,
-      message: `${column.name} cannot hold ${String(value)}: that day or time does not exist`,
-    });
-  }
-  if (outsideEnum(dialect.type, column, value)) {
-    throw new DatabaseRefusalError({
-      code: 'INVALID_VALUE',
-      field: column.name,
-      message: `${column.name} takes only the values of the database enum ${column.dbEnum?.name}`,
-    });
+  const element = arrayElement(column);
+  if (!element) return checkItem(column, column, value, dialect, false);
+  if (!Array.isArray(value)) return;
+  for (const item of value) {
+    if (item !== null && item !== undefined) checkItem(column, element, item, dialect, true);
   }
 }
 
 /**
- * Refuses, before any SQL runs, a list for a PostgreSQL array column holding an element its
- * element type cannot hold, where the model knows the rule, as {@link checkValue} refuses it for a
- * plain column of that type: a whole number outside the element type's range (`int2`/`int4`/
- * `int8`, PostgreSQL docs "Numeric Types"), text that is not a UUID in a `uuid[]`. NULL elements
- * are fine (PostgreSQL array elements may be NULL); the database decides the rest (e.g. a
- * `numeric(5,2)[]` overflow, a `varchar(3)[]` element too long).
- * @throws DatabaseRefusalError INVALID_VALUE naming the column.
+ * {@link checkValue} for one value held by `model` (the column itself, or a list element's type),
+ * the refusal naming `column`.
  */
-function checkArrayElements(column: ModelColumn, value: unknown, dialect: Dialect): void {
-  const element = arrayElement(column);
-  if (!element || !Array.isArray(value)) return;
-  const range = integerRange(dialect.type, element);
-  for (const item of value) {
-    if (item === null || item === undefined) continue;
-    if (range && outsideRange(dialect.type, element, item)) {
-      throw new DatabaseRefusalError({
-        code: 'INVALID_VALUE',
-        field: column.name,
-        message: `${column.name} cannot hold ${String(item)} in its list: its elements are whole numbers ${describeRange(range)}`,
-      });
-    }
-    if (element.kind === 'uuid' && !isUuidText(item)) {
-      throw new DatabaseRefusalError({
-        code: 'INVALID_VALUE',
-        field: column.name,
-        message: `${column.name} takes a list of UUIDs (8-4-4-4-12 hexadecimal digits)`,
-      });
-    }
+function checkItem(
+  column: ModelColumn,
+  model: ModelColumn,
+  value: unknown,
+  dialect: Dialect,
+  inList: boolean,
+): void {
+  const refuse = (message: string) => {
+    throw new DatabaseRefusalError({ code: 'INVALID_VALUE', field: column.name, message });
+  };
+  const range = integerRange(dialect.type, model);
+  if (range && outsideRange(dialect.type, model, value)) {
+    refuse(
+      `${column.name} cannot hold ${String(value)}${inList ? ' in its list: its elements are' : ': it takes'} whole numbers ${describeRange(range)}`,
+    );
+  }
+  if (model.kind === 'uuid' && !isUuidText(value)) {
+    refuse(
+      `${column.name} takes ${inList ? 'a list of UUIDs' : 'a UUID'} (8-4-4-4-12 hexadecimal digits)`,
+    );
+  }
+  const shape = decimalShape(dialect.type, model);
+  if (shape && decimalOverflows(shape, value)) {
+    const whole = shape.precision - shape.scale;
+    refuse(
+      `${column.name} cannot hold ${String(value)}: it takes numbers below 10^${whole} in absolute value, ${shape.scale} decimal places`,
+    );
+  }
+  if (
+    (model.kind === 'date' || model.kind === 'timestamp' || model.kind === 'timestamptz') &&
+    impossibleDateTime(value)
+  ) {
+    refuse(`${column.name} cannot hold ${String(value)}: that day or time does not exist`);
+  }
+  if (outsideEnum(dialect.type, model, value)) {
+    refuse(`${column.name} takes only the values of the database enum ${model.dbEnum?.name}`);
   }
 }
 
@@ -147,7 +124,6 @@ export function planValues(
     if (!(column.name in args) || args[column.name] === undefined) continue;
     checkLength(column, args[column.name]);
     checkValue(column, args[column.name], dialect);
-    checkArrayElements(column, args[column.name], dialect);
     values.push({
       column: column.name,
       value: columnValue(node, column, args[column.name], dialect),

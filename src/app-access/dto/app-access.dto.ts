@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType, PickType } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
   IsArray,
@@ -68,45 +68,14 @@ export class CreateAppUserDto {
   attributes?: Record<string, string | number | boolean | null>;
 }
 
-/** `PATCH /api/apps/:appId/users/:userId` body. */
-export class UpdateAppUserDto {
-  @ApiPropertyOptional({
-    description:
-      'New roles of the user, replacing the old ones, at most 50; each is a letter or _, then up to 62 letters, digits, _ or -.',
-    type: [String],
-    maxItems: 50,
-    pattern: ROLE_NAME,
-    example: ['sales', 'manager'],
-  })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(50)
-  @Matches(ROLE_NAME, {
-    each: true,
-    message: 'each role is a letter or _, then letters, digits, _ or -',
-  })
-  roles?: string[];
-  @ApiPropertyOptional({
-    description:
-      'New attributes of the user, replacing the old ones; each value a string, number, boolean or null.',
-    type: 'object',
-    additionalProperties: ATTRIBUTE_VALUE,
-    example: { region: 'EU', level: 3 },
-  })
-  @IsOptional()
-  @IsObject()
-  attributes?: Record<string, string | number | boolean | null>;
-  @ApiPropertyOptional({
-    description: "New password of the user, 8 to 200 characters; it ends the user's sessions.",
-    minLength: 8,
-    maxLength: 200,
-    example: 'correct-horse-battery',
-  })
-  @IsOptional()
-  @IsString()
-  @MinLength(8)
-  @MaxLength(200)
-  password?: string;
+/**
+ * `PATCH /api/apps/:appId/users/:userId` body: roles, attributes and password with the create
+ * body's rules (`PartialType` of `@nestjs/swagger`), each optional (a new password ends the
+ * user's sessions), and `disabled`.
+ */
+export class UpdateAppUserDto extends PartialType(
+  PickType(CreateAppUserDto, ['roles', 'attributes', 'password']),
+) {
   @ApiPropertyOptional({
     description: 'True disables the user and ends their sessions; false enables the user again.',
     example: false,

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   IsBoolean,
@@ -134,47 +134,12 @@ export class CreateTableApiDto {
   fields?: FieldsTree;
 }
 
-/** `PATCH /api/apps/:appId/apis/:apiId` body: any field of the create body. */
-export class UpdateTableApiDto {
-  @ApiPropertyOptional({
-    description: `New unique name of the API, the ${NAME}`,
-    pattern: API_NAME,
-    minLength: 1,
-    maxLength: 63,
-    example: 'customers',
-  })
-  @IsOptional()
-  @Matches(API_NAME, {
-    message: 'name must start with a letter and hold only letters, digits and _ (at most 63)',
-  })
-  name?: string;
-  @ApiPropertyOptional({
-    description: 'Name of the model table the API exposes, 1 to 200 characters.',
-    minLength: 1,
-    maxLength: 200,
-    example: 'customers',
-  })
-  @IsOptional()
-  @IsString()
-  @Length(1, 200)
-  table?: string;
-  @ApiPropertyOptional({
-    description: 'The four actions of the API, each switched on or off; replaces all four.',
-    type: () => ActionsDto,
-  })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => ActionsDto)
-  actions?: ActionsDto;
-  @ApiPropertyOptional({
-    description:
-      'Actions anonymous callers may use, replacing the old switches; an omitted action is not public.',
-    type: () => PublicActionsDto,
-  })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => PublicActionsDto)
-  public?: PublicActionsDto;
+/**
+ * `PATCH /api/apps/:appId/apis/:apiId` body: any field of the create body, with its rules
+ * (`PartialType` of `@nestjs/swagger` carries validation and documentation over), and `fields`
+ * may also be null: every column of the table and no navigation again.
+ */
+export class UpdateTableApiDto extends PartialType(OmitType(CreateTableApiDto, ['fields'])) {
   @ApiPropertyOptional({
     description: `${FIELDS_TREE}; null means every column of the table and no navigation.`,
     type: 'object',
