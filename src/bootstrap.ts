@@ -9,6 +9,7 @@ import { jsonBodiesOnly, sameOriginForCookieSessions } from './common/request-gu
 import { createValidationPipe } from './common/validation.pipe';
 import type { AppConfig } from './config/app-config';
 import { DemoService } from './demo/demo.service';
+import { GraphqlHttpEndpoint } from './graphql-gateway/graphql-http-endpoint';
 import { QuietLogger } from './logging/logging';
 import { serveOpenApi } from './openapi/openapi';
 import { AccountsService } from './platform/accounts.service';
@@ -34,6 +35,8 @@ export async function createApp(
     },
   );
   app.useLogger(new QuietLogger(app.get(Logger)));
+  // First: the GraphQL endpoint answers its own paths without the REST stack (ADR 0009).
+  app.use(app.get(GraphqlHttpEndpoint).middleware);
   app.use(jsonBodiesOnly);
   app.use(sameOriginForCookieSessions);
   // A GraphQL query text may be 100 KB (LIMIT_QUERY_BYTES); variables add to it.

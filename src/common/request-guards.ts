@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { SESSION_COOKIE } from '../platform/sessions.service';
 
@@ -25,18 +26,29 @@ function refuse(req: Request, res: Response, status: number, code: string, messa
  * it is parsed, so a cross-site form or `text/plain` post reaches no route.
  */
 export function jsonBodiesOnly(req: Request, res: Response, next: NextFunction): void {
-  const hasBody =
-    !SAFE_METHODS.has(req.method) &&
-    (req.headers['transfer-encoding'] !== undefined ||
-      Number(req.headers['content-length'] ?? 0) > 0);
-  if (hasBody && req.path.startsWith('/api/')) {
-    const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-    if (type !== 'application/json') {
-      refuse(req, res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
-      return;
-    }
+  if (req.path.startsWith('/api/') && hasBodyOtherThanJson(req)) {
+    refuse(req, res, 415, 'UNSUPPORTED_MEDIA_TYPE', MEDIA_TYPE_MESSAGE);
+    return;
   }
   next();
+}
+
+/** The message of the 415 answer (CONTRACT.md §2). */
+export const MEDIA_TYPE_MESSAGE = 'Send the body as application/json';
+
+/**
+ * Whether a request carries a body (any method but GET/HEAD/OPTIONS, with a length or chunked)
+ * whose media type is not `application/json` (a charset parameter allowed): the 415 rule of
+ * CONTRACT.md §2, shared by {@link jsonBodiesOnly} and the GraphQL endpoint.
+ */
+export function hasBodyOtherThanJson(req: IncomingMessage): boolean {
+  const hasBody =
+    !SAFE_METHODS.has(req.method ?? '') &&
+    (req.headers['transfer-encoding'] !== undefined ||
+      Number(req.headers['content-length'] ?? 0) > 0);
+  if (!hasBody) return false;
+  const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  return type !== 'application/json';
 }
 
 /** The host (with port) an `Origin` or `Referer` URL names, or null. */
@@ -57,18 +69,31 @@ function hostOf(url: string | undefined): string | null {
  * tokens or keys and are not affected.
  */
 export function sameOriginForCookieSessions(req: Request, res: Response, next: NextFunction): void {
+  if (isCrossSiteCookieWrite(req)) {
+    refuse(req, res, 403, 'FORBIDDEN', CROSS_SITE_MESSAGE);
+    return;
+  }
+  next();
+}
+
+/** The message of the cross-site 403 answer. */
+export const CROSS_SITE_MESSAGE = 'Cross-site request refused';
+
+/**
+ * Whether a request is a write (not GET/HEAD/OPTIONS) authenticated by the session cookie alone
+ * (no `authorization`, no `x-api-key`) whose `Origin` (else `Referer`) host is missing or not the
+ * request's own `Host`: the cross-site rule shared by {@link sameOriginForCookieSessions} and the
+ * GraphQL endpoint.
+ */
+export function isCrossSiteCookieWrite(req: IncomingMessage): boolean {
+  if (SAFE_METHODS.has(req.method ?? '')) return false;
   const cookie = (req.headers.cookie ?? '')
     .split(';')
     .some((c) => c.trim().startsWith(`${SESSION_COOKIE}=`));
   const otherAuth =
     req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined;
-  if (!SAFE_METHODS.has(req.method) && cookie && !otherAuth) {
-    const origin = hostOf(req.headers.origin) ?? hostOf(req.headers.referer);
-    const own = (req.headers.host ?? '').toLowerCase();
-    if (!origin || origin !== own) {
-      refuse(req, res, 403, 'FORBIDDEN', 'Cross-site request refused');
-      return;
-    }
-  }
-  next();
+  if (!cookie || otherAuth) return false;
+  const origin = hostOf(req.headers.origin) ?? hostOf(req.headers.referer);
+  const own = (req.headers.host ?? '').toLowerCase();
+  return !origin || origin !== own;
 }

@@ -110,6 +110,51 @@ describe('Hostile REST requests', () => {
     expect(bearer.status).toBe(201);
   });
 
+  it('applies the same HTTP rules on the GraphQL endpoint, which answers them as GraphQL errors', async () => {
+    const body = '{"query":"{ __typename }"}';
+    const json = { 'content-type': 'application/json', cookie };
+    const foreign = await raw(run, 'POST', '/api/graphql/nowhere', body, {
+      ...json,
+      origin: 'https://evil.example',
+    });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.errors[0]).toEqual({
+      message: 'Cross-site request refused',
+      extensions: { code: 'FORBIDDEN' },
+    });
+    // Same origin: the request goes on and meets the next step (no such app).
+    const host = new URL(run.baseUrl).host;
+    const own = await raw(run, 'POST', '/api/graphql/nowhere', body, {
+      ...json,
+      origin: `http://${host}`,
+    });
+    expect(own.status).toBe(404);
+    expect(own.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    const malformed = await raw(run, 'POST', '/api/graphql/nowhere', '{"query": SECRETVALUE', {
+      'content-type': 'application/json',
+      'x-request-id': 'hostile-graphql-1',
+    });
+    expect(malformed.status).toBe(400);
+    expect(malformed.headers.get('x-request-id')).toBe('hostile-graphql-1');
+    expect(malformed.body.errors[0].message).toBe('The request body is not valid JSON');
+    expect(JSON.stringify(malformed.body)).not.toContain('SECRET');
+    // Paths match as Express routes do (any case, a trailing slash); an address that is not
+    // percent-encoding names no app; other methods and deeper paths are no route.
+    const plain = { 'content-type': 'application/json' };
+    const upper = await raw(run, 'POST', '/API/GraphQL/nowhere/', body, plain);
+    expect(upper.status).toBe(404);
+    expect(upper.body.errors[0]).toEqual({
+      message: 'App not found',
+      extensions: { code: 'NOT_FOUND' },
+    });
+    const badEncoding = await raw(run, 'POST', '/api/graphql/%E0%A4%A', body, plain);
+    expect(badEncoding.body.errors[0].message).toBe('App not found');
+    expect((await raw(run, 'PUT', '/api/graphql/nowhere', body, plain)).status).toBe(404);
+    const deeper = await raw(run, 'POST', '/api/graphql/a/b', body, plain);
+    expect(deeper.status).toBe(404);
+    expect(deeper.body.errors[0].message).toMatch(/^Cannot POST/);
+  });
+
   it('throttles sign-in per account, with retry-after, while another account still signs in', async () => {
     const attempt = (email: string, password = 'wrong-password') =>
       run.http('POST', '/api/auth/login', { body: { email, password } });

@@ -1,17 +1,26 @@
-import { ApiExcludeController } from '@nestjs/swagger';
-import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { json } from 'body-parser';
+import cookieParser from 'cookie-parser';
+import type { NextFunction, Request, Response } from 'express';
+import { PinoLogger } from 'nestjs-pino';
+import { storage, Store } from 'nestjs-pino/storage';
 import { scopeForApp } from '../api-keys/api-keys.service';
 import { ApiKeyErrors } from '../api-keys/api-keys.errors';
 import { DomainError, ErrorCode } from '../common/domain-error';
+import {
+  CROSS_SITE_MESSAGE,
+  hasBodyOtherThanJson,
+  isCrossSiteCookieWrite,
+  MEDIA_TYPE_MESSAGE,
+} from '../common/request-guards';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatasourceConnection } from '../datasources/datasource-pools.service';
 import type { CompiledQuery, StatementResult } from '../datasources/dialect';
 import { isInvalidValueError } from '../datasources/invalid-value';
 import { DatasourcesService } from '../data-model/datasources.service';
+import { requestIdOf } from '../logging/logging';
 import { MetricsService, OperationKind } from '../metrics/metrics.service';
-import { Access } from '../platform/access.decorator';
 import { RateLimitsService } from '../rate-limits/rate-limits.service';
 import { AppsService, AppView } from '../platform/apps.service';
 import type { VersionHead } from '../platform/version-definition';
@@ -54,14 +63,51 @@ function invalidValue(driverError: unknown): DatabaseRefusalError {
 const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json';
 
 /**
- * `POST|GET /api/graphql/:address` and the same on an app's own domain (CONTRACT.md §6). Only
- * sequences the request path's steps (DESIGN.md, docs/architecture.md); each step is its own unit
- * under `request/`.
+ * The endpoint's paths: `/api/graphql` (the app by `Host` = its domain) and
+ * `/api/graphql/:address`, matched as Express routes match (case-insensitive, one optional
+ * trailing slash); group 1 is the address, still percent-encoded.
  */
-@Controller('api/graphql')
-@Access('public')
-@ApiExcludeController()
-export class GraphqlGatewayController {
+const ENDPOINT_PATH = /^\/api\/graphql(?:\/([^/]+))?\/?$/i;
+
+/** Methods the endpoint answers; HEAD as Express answers it for a GET route. */
+const ENDPOINT_METHODS = new Set(['GET', 'HEAD', 'POST']);
+
+/** A GraphQL-shaped refusal of the HTTP layer (body, media type, origin), before any step. */
+function httpRefusal(status: number, code: string, message: string): RequestRefusal {
+  return RequestRefusal.of(status, code, message);
+}
+
+/**
+ * The refusal for an error of body-parser's `json()` (`http-errors` with `status` and `type`):
+ * never its own message, which may quote the body (and so a secret).
+ */
+function bodyRefusal(error: { status?: number; type?: string }): RequestRefusal {
+  if (error.status === 413) {
+    return httpRefusal(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large');
+  }
+  if (error.type === 'entity.parse.failed') {
+    return httpRefusal(400, 'BAD_REQUEST', 'The request body is not valid JSON');
+  }
+  const status = error.status && error.status >= 400 && error.status < 500 ? error.status : 400;
+  return httpRefusal(status, 'BAD_REQUEST', 'The request body could not be read');
+}
+
+/**
+ * `POST|GET /api/graphql/:address` and the same on an app's own domain (CONTRACT.md §6), served
+ * by {@link GraphqlHttpEndpoint.middleware}, the first Express middleware (`createApp`), ahead of
+ * the Nest router and the REST middlewares: the endpoint reads its own body (body-parser's
+ * `json()`, with the REST limit), cookies (only when sent), request id and log line (the same
+ * pino logger and line as every other request), and refuses other media types and cross-site
+ * cookie writes with the shared rules of `common/request-guards.ts` (ADR 0009). Only sequences
+ * the request path's steps (DESIGN.md, docs/architecture.md); each step is its own unit under
+ * `request/`.
+ */
+@Injectable()
+export class GraphqlHttpEndpoint {
+  private readonly logger = new Logger('GraphqlHttpEndpoint');
+  private readonly readJsonBody: ReturnType<typeof json>;
+  private readonly readCookies = cookieParser();
+
   constructor(
     private readonly apps: AppsService,
     private readonly versions: VersionsService,
@@ -71,30 +117,83 @@ export class GraphqlGatewayController {
     private readonly rateLimits: RateLimitsService,
     private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  /** The endpoint by app address. */
-  @Post(':address')
-  postByAddress(@Param('address') address: string, @Req() req: Request, @Res() res: Response) {
-    return this.handle(() => this.apps.findByAddressOrDomain({ address }), req, res);
+  ) {
+    // A GraphQL query text may be 100 KB (LIMIT_QUERY_BYTES); variables add to it.
+    this.readJsonBody = json({ limit: Math.max(1_048_576, config.limits.queryBytes * 2) });
   }
 
-  /** Queries over GET by app address (GraphQL over HTTP). */
-  @Get(':address')
-  getByAddress(@Param('address') address: string, @Req() req: Request, @Res() res: Response) {
-    return this.handle(() => this.apps.findByAddressOrDomain({ address }), req, res);
+  /**
+   * Express middleware: answers GET, HEAD and POST on the endpoint's paths; passes anything else
+   * on (`next()`), so other methods meet the Nest router's 404 as before. Never throws: an error
+   * no step expected is logged (name and message) and answered 500 with a GraphQL error.
+   */
+  readonly middleware = (req: Request, res: Response, next: NextFunction): void => {
+    const match = ENDPOINT_METHODS.has(req.method) ? ENDPOINT_PATH.exec(req.path) : null;
+    if (!match) {
+      next();
+      return;
+    }
+    const id = requestIdOf(req, res);
+    const log = PinoLogger.root.child({ req: { id, method: req.method, url: req.url } });
+    const started = process.hrtime.bigint();
+    res.once('close', () => {
+      const responseTime = Math.round(Number(process.hrtime.bigint() - started) / 1e6);
+      const level = res.statusCode >= 500 ? 'error' : 'info';
+      log[level]({ res, responseTime }, 'request completed');
+    });
+    storage.run(new Store(log), () => {
+      this.serve(req, res, match[1]).catch((error: unknown) => {
+        this.logger.error(
+          `Unhandled ${(error as Error)?.name ?? 'error'}: ${(error as Error)?.message}`,
+        );
+        const internal = RequestRefusal.of(500, 'INTERNAL_SERVER_ERROR', 'Internal server error');
+        this.send(req, res, internal.status, { errors: internal.errors });
+      });
+    });
+  };
+
+  /** Reads what the HTTP layer owns (media type, origin, body, cookies), then {@link handle}. */
+  private async serve(req: Request, res: Response, encodedAddress: string | undefined) {
+    let address: string | undefined;
+    try {
+      if (hasBodyOtherThanJson(req)) throw httpRefusal(415, 'BAD_REQUEST', MEDIA_TYPE_MESSAGE);
+      if (isCrossSiteCookieWrite(req)) throw httpRefusal(403, 'FORBIDDEN', CROSS_SITE_MESSAGE);
+      address = encodedAddress === undefined ? undefined : decodeURIComponent(encodedAddress);
+      if (req.method === 'POST') await this.readBody(req, res);
+      if (req.headers.cookie) await this.parseCookies(req, res);
+    } catch (error) {
+      if (error instanceof URIError) {
+        // An address that is not valid percent-encoding names no app.
+        const notFound = refusalOf(new DomainError(ErrorCode.NotFound, 'App not found'));
+        this.send(req, res, notFound.status, notFound.body);
+        return;
+      }
+      if (!(error instanceof RequestRefusal)) throw error;
+      this.send(req, res, error.status, { errors: error.errors });
+      return;
+    }
+    const findApp =
+      address === undefined
+        ? () => this.apps.findByAddressOrDomain({ domain: req.hostname })
+        : () => this.apps.findByAddressOrDomain({ address });
+    await this.handle(findApp, req, res);
   }
 
-  /** The endpoint by `Host` = the app's domain. */
-  @Post()
-  postByHost(@Req() req: Request, @Res() res: Response): Promise<void> {
-    return this.handle(() => this.apps.findByAddressOrDomain({ domain: req.hostname }), req, res);
+  /** body-parser's `json()` on the request: `req.body` set, or a {@link bodyRefusal}. */
+  private readBody(req: Request, res: Response): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.readJsonBody(req, res, (error?: unknown) => {
+        if (error) reject(bodyRefusal(error as { status?: number; type?: string }));
+        else resolve();
+      });
+    });
   }
 
-  /** Queries over GET by `Host` = the app's domain. */
-  @Get()
-  getByHost(@Req() req: Request, @Res() res: Response): Promise<void> {
-    return this.handle(() => this.apps.findByAddressOrDomain({ domain: req.hostname }), req, res);
+  /** cookie-parser on the request: `req.cookies` for the platform session cookie. */
+  private parseCookies(req: Request, res: Response): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.readCookies(req, res, (error?: unknown) => (error ? reject(error) : resolve()));
+    });
   }
 
   private async handle(
@@ -107,7 +206,7 @@ export class GraphqlGatewayController {
     const started = process.hrtime.bigint();
     let appId: string | null = null;
     let kind: OperationKind = 'unknown';
-    res.on('close', () => {
+    res.once('close', () => {
       if (!res.writableFinished) abort.abort(new Error('client disconnected'));
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.metrics.request(appId, kind, res.statusCode, seconds);
