@@ -28,8 +28,9 @@ export interface GatewayContext {
   /** The caller's row rule per table: the required `scope` of every plan (CONTRACT.md §4). */
   scopes: RowScopes;
   /**
-   * One DataLoader per navigation-field occurrence in the document for this request. graphql-js
-   * hands every row of one occurrence the same `fieldNodes` array, so it is the key.
+   * One DataLoader per navigation-field occurrence in the document for this request. Both
+   * executors hand every row of one occurrence the same `fieldNodes` array (graphql-jit: the one
+   * it compiled the occurrence with), so it is the key.
    */
   loaders: WeakMap<readonly FieldNode[], DataLoader<unknown, unknown>>;
 }

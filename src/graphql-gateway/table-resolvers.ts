@@ -1,5 +1,10 @@
 import DataLoader from 'dataloader';
-import type { GraphQLFieldResolver } from 'graphql';
+import {
+  type FieldNode,
+  getArgumentValues,
+  type GraphQLFieldResolver,
+  type GraphQLResolveInfo,
+} from 'graphql';
 import { DomainError, ErrorCode } from '../common/domain-error';
 import type {
   Capabilities,
@@ -40,11 +45,44 @@ type Row = Record<string, unknown>;
 /** Parent keys per batch: bounded so the IN list stays within every database's parameter limit. */
 const MAX_BATCH = 1000;
 
+/** Arguments read per request (its variable values) and field occurrence (its field nodes). */
+const ARGUMENTS = new WeakMap<object, WeakMap<readonly FieldNode[], Record<string, unknown>>>();
+
+/**
+ * A field's arguments as graphql-js's `getArgumentValues` reads them from the field node and the
+ * request's coerced variables, whichever executor called the resolver. graphql-jit builds them
+ * otherwise: it writes literal values into generated code as JSON (a `Base64` literal's Buffer
+ * arrives as `{type, data}`) and gives a variable left out inside a literal object or list
+ * `null` where graphql-js leaves the field out. Read once per field occurrence and request (they
+ * depend on nothing else), so every parent row of a navigation field shares one object: resolvers
+ * never change their arguments.
+ * @throws GraphQLError as `getArgumentValues` does (a non-null argument given a null variable).
+ */
+function argumentsOf(info: GraphQLResolveInfo): Record<string, unknown> {
+  const variables = (info.variableValues ?? {}) as object;
+  let byField = ARGUMENTS.get(variables);
+  if (!byField) ARGUMENTS.set(variables, (byField = new WeakMap()));
+  let args = byField.get(info.fieldNodes);
+  if (!args) {
+    const field = info.parentType.getFields()[info.fieldName];
+    args = getArgumentValues(field, info.fieldNodes[0], info.variableValues);
+    byField.set(info.fieldNodes, args);
+  }
+  return args;
+}
+
+/** `resolve` called with {@link argumentsOf} in place of the executor's arguments. */
+function withGraphQLArguments<S, A>(
+  resolve: GraphQLFieldResolver<S, GatewayContext, A>,
+): GraphQLFieldResolver<S, GatewayContext, A> {
+  return (source, _args, ctx, info) => resolve(source, argumentsOf(info) as A, ctx, info);
+}
+
 /** `get<Base>`: one SELECT with the filter, order and page, reading only the requested columns. */
 export function getResolver(
   node: RowNode,
 ): GraphQLFieldResolver<unknown, GatewayContext, ListArgs> {
-  return async (_source, args, ctx, info) => {
+  return withGraphQLArguments(async (_source, args, ctx, info) => {
     const page = planPage(args.take, args.skip);
     const conn = await ctx.connection(node.table.datasourceId);
     const where = planWhere(node, args.where, conn.dialect);
@@ -60,14 +98,14 @@ export function getResolver(
       ...page,
     });
     return shapeRows(node.table, columns, (await conn.run(query)).rows, conn.dialect);
-  };
+  });
 }
 
 /** `count<Base>`: one `SELECT COUNT(*)` with the same filter as `get<Base>`. */
 export function countResolver(
   node: RowNode,
 ): GraphQLFieldResolver<unknown, GatewayContext, { where?: FilterInput | null }> {
-  return async (_source, args, ctx) => {
+  return withGraphQLArguments(async (_source, args, ctx) => {
     const conn = await ctx.connection(node.table.datasourceId);
     const { rows } = await conn.run(
       conn.dialect.compileCount({
@@ -77,7 +115,7 @@ export function countResolver(
       }),
     );
     return Number(rows[0]?.count ?? 0);
-  };
+  });
 }
 
 /**
@@ -90,7 +128,7 @@ export function navigationResolver(
 ): GraphQLFieldResolver<Row, GatewayContext, ListArgs> {
   const { navigation, node } = nav;
   const many = navigation.kind === 'oneToMany';
-  return async (row, args, ctx, info) => {
+  return withGraphQLArguments(async (row, args, ctx, info) => {
     const key = row[navigation.fromColumn];
     if (key === null || key === undefined) return many ? [] : null;
     const page = many ? planPage(args.take, args.skip) : null;
@@ -142,7 +180,7 @@ export function navigationResolver(
     }
     if (page && page.take === 0) return [];
     return loader.load(key);
-  };
+  });
 }
 
 type Run = (query: CompiledQuery) => Promise<StatementResult>;
@@ -262,7 +300,7 @@ export function addResolver(
 ): GraphQLFieldResolver<unknown, GatewayContext, Args> {
   const columns = writableColumns(node, 'insert');
   const key = node.table.primaryKey;
-  return async (_source, args, ctx, info) => {
+  return withGraphQLArguments(async (_source, args, ctx, info) => {
     const conn = await ctx.connection(node.table.datasourceId);
     const values = planValues(node, columns, args, conn.dialect);
     const scope = ctx.scopes.of(node.table, conn.dialect);
@@ -295,7 +333,7 @@ export function addResolver(
     const { rows } = checked ? await conn.transaction(write) : await write(conn.run);
     if (!capabilities.insertReturning) return true;
     return shapeRows(node.table, requested, rows, conn.dialect)[0] ?? null;
-  };
+  });
 }
 
 /**
@@ -311,7 +349,7 @@ export function updateResolver(
 ): GraphQLFieldResolver<unknown, GatewayContext, Args> {
   const key = new Set(node.table.primaryKey);
   const columns = writableColumns(node, 'update').filter((c) => !key.has(c.name));
-  return async (_source, args, ctx, info) => {
+  return withGraphQLArguments(async (_source, args, ctx, info) => {
     const conn = await ctx.connection(node.table.datasourceId);
     const where = primaryKeyCondition(node, args, conn.dialect);
     const set = planValues(node, columns, args, conn.dialect);
@@ -356,7 +394,7 @@ export function updateResolver(
       });
     }
     return shapeRows(node.table, returning, rows, conn.dialect)[0] ?? null;
-  };
+  });
 }
 
 /**
@@ -364,7 +402,7 @@ export function updateResolver(
  * false when none was (CONTRACT.md §6, §4).
  */
 export function deleteResolver(node: RowNode): GraphQLFieldResolver<unknown, GatewayContext, Args> {
-  return async (_source, args, ctx) => {
+  return withGraphQLArguments(async (_source, args, ctx) => {
     const conn = await ctx.connection(node.table.datasourceId);
     const where = primaryKeyCondition(node, args, conn.dialect);
     const { affected } = await runWrite(
@@ -379,5 +417,5 @@ export function deleteResolver(node: RowNode): GraphQLFieldResolver<unknown, Gat
       }),
     );
     return (affected ?? 0) > 0;
-  };
+  });
 }

@@ -1,12 +1,14 @@
-import { buildSchema } from 'graphql';
+import { buildSchema, execute } from 'graphql';
 import { DomainError, ErrorCode } from '../../common/domain-error';
 import {
   compileDocument,
+  JIT_MAX_FIELDS,
   DocumentCache,
   RequestRefusal,
   selectOperation,
 } from './compiled-operation';
-import { coerceRequestVariables } from './execute-operation';
+import type { GatewayContext } from '../gateway-context';
+import { coerceRequestVariables, executeOperation } from './execute-operation';
 
 /** Request step 6: compile once per (schema, text), refuse before paying, cache only what compiled. */
 
@@ -121,7 +123,7 @@ describe('compileDocument', () => {
 
 describe('DocumentCache', () => {
   it('keeps only documents that compiled, and is bounded by bytes', () => {
-    const cache = new DocumentCache(10_000);
+    const cache = new DocumentCache(60_000);
     const compile = (text: string) => () => compileDocument(schema, text, LIMITS, false);
     expect(() => cache.compile('s1', compile('{ nope }'), '{ nope }')).toThrow(RequestRefusal);
     expect(cache.size).toBe(0);
@@ -139,7 +141,8 @@ describe('DocumentCache', () => {
       const text = `{ a${i}: countOrders }`;
       cache.compile('s1', compile(text), text);
     }
-    // 10,000 bytes hold a handful of small entries (≈ 2 KB + 16 bytes per character each).
+    // 60,000 bytes hold a handful of small entries (8 KB + 32 bytes per character + 4,352 bytes per
+    // expanded field each).
     expect(cache.size).toBeLessThan(6);
     cache.dropSchema('s1');
     expect(cache.size).toBe(0);
@@ -199,5 +202,85 @@ describe('the worst-case rows estimate (CONTRACT.md §6 Limits)', () => {
     const operation = selectOperation(compiled, undefined);
     const first = operation.cost({}, LIMITS);
     expect(operation.cost({}, LIMITS)).toBe(first);
+  });
+});
+
+describe('executeOperation with graphql-jit', () => {
+  const rows = [
+    { id: '1', total: 5 },
+    { id: '2', total: null },
+  ];
+  const jitSchema = buildSchema(`
+    type Query { getOrders: [Order] }
+    type Order { id: ID! total: Float! }
+  `);
+  jitSchema.getQueryType()!.getFields().getOrders.resolve = () => rows;
+  const context = { budget: {} } as unknown as GatewayContext;
+
+  async function run(text: string, operationName?: string, variables = {}) {
+    const compiled = compileDocument(jitSchema, text, LIMITS, false);
+    const operation = selectOperation(compiled, operationName);
+    const { inputs } = coerceRequestVariables(jitSchema, operation, variables);
+    const ours = await executeOperation(jitSchema, compiled, operation, inputs, context);
+    const theirs = await execute({
+      schema: jitSchema,
+      document: compiled.document,
+      operationName,
+      variableValues: inputs,
+    });
+    return { ours, theirs };
+  }
+
+  it('keeps @skip of a fragment spread to its own spread and operation', async () => {
+    const text = `
+      query A($s: Boolean!) { getOrders { ...F @skip(if: $s) } b: getOrders { ...F } }
+      query B { getOrders { ...F } }
+      fragment F on Order { id }`;
+    for (const name of ['A', 'B']) {
+      const { ours, theirs } = await run(text, name, { s: true });
+      expect(ours.data).toEqual(theirs.data);
+    }
+    expect((await run(text, 'B')).ours.data).toEqual({ getOrders: [{ id: '1' }, { id: '2' }] });
+  });
+
+  it('runs an operation over JIT_MAX_FIELDS expanded fields with graphql-js, and charges the cache for the code of one it compiles', async () => {
+    const fragment = `fragment F on Order { ${'id total '.repeat(6)} }`;
+    const aliases = (n: number) =>
+      Array.from({ length: n }, (_, i) => `a${i}: getOrders { ...F }`).join(' ');
+    const large = `{ ${aliases(90)} } ${fragment}`;
+    const small = `{ ${aliases(2)} } ${fragment}`;
+    const [big] = compileDocument(jitSchema, large, LIMITS, false).operations;
+    expect(big.expandedFields).toBe(90 * 13);
+    expect(big.expandedFields).toBeGreaterThan(JIT_MAX_FIELDS);
+    expect(big.jitEligible).toBe(false);
+    const { ours, theirs } = await run(large);
+    expect(ours.data).toEqual(theirs.data);
+    expect(
+      big.compiledQuery(jitSchema, compileDocument(jitSchema, large, LIMITS, false).document),
+    ).toBeNull();
+    expect(big.jitRefused).toBe(false);
+    // The same fields in a jit-eligible operation cost the cache 4 KB each more.
+    const compiledSmall = compileDocument(jitSchema, small, LIMITS, false);
+    const plainSmall = compileDocument(
+      jitSchema,
+      small.replace('{ a0', '{ x: __typename a0'),
+      LIMITS,
+      false,
+    );
+    expect(compiledSmall.operations[0].jitEligible).toBe(true);
+    expect(compiledSmall.bytes).toBeGreaterThanOrEqual(2 * 13 * 4096);
+    expect(plainSmall.bytes).toBeGreaterThan(compiledSmall.bytes);
+  });
+
+  it('answers errors as graphql-js does: path, null propagation, no empty locations', async () => {
+    const { ours, theirs } = await run('{ getOrders { id total } }');
+    expect(ours.data).toEqual(theirs.data);
+    expect(ours.errors).toEqual([
+      {
+        message: 'Cannot return null for non-nullable field Order.total.',
+        path: ['getOrders', 1, 'total'],
+      },
+    ]);
+    expect(ours.errors).toEqual(theirs.errors?.map((e) => e.toJSON()));
   });
 });

@@ -140,8 +140,13 @@ export interface ShapeLimits {
  * Every shape limit a document breaks (CONTRACT.md §6 Limits): fragment spreads, aliases and
  * nesting with fragments expanded, and expanded fields. Each message names the limit and what to
  * change. Empty when the document is within every limit. Linear in the document.
+ * @param shapes `operationShapes(document)` when the caller has it already.
  */
-export function shapeViolations(document: DocumentNode, limits: ShapeLimits): string[] {
+export function shapeViolations(
+  document: DocumentNode,
+  limits: ShapeLimits,
+  shapes: Map<string, OperationShape> = operationShapes(document),
+): string[] {
   const problems: string[] = [];
   const spreads = countFragmentSpreads(document);
   if (spreads > limits.fragmentSpreads) {
@@ -149,7 +154,7 @@ export function shapeViolations(document: DocumentNode, limits: ShapeLimits): st
       `Fragment spread limit exceeded: the document has ${spreads} fragment spreads; the limit is ${limits.fragmentSpreads}`,
     );
   }
-  for (const [name, shape] of operationShapes(document)) {
+  for (const [name, shape] of shapes) {
     const label = name ? `operation "${name}"` : 'the operation';
     if (shape.aliases > ALIAS_LIMIT) {
       problems.push(

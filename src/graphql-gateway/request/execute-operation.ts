@@ -108,7 +108,12 @@ export function formatExecutionError(error: GraphQLError): GraphQLFormattedError
     const { code, field } = original.refusal;
     return { message: original.message, path, extensions: { code, field } };
   }
-  if (!original || original instanceof GraphQLError) return error.toJSON();
+  if (!original || original instanceof GraphQLError) {
+    const formatted = error.toJSON();
+    // graphql-jit gives `locations: []` where graphql-js gives none (documents carry no locations).
+    if (formatted.locations?.length === 0) delete (formatted as { locations?: unknown }).locations;
+    return formatted;
+  }
   const e = original as Error & { code?: unknown };
   const driverCode = typeof e.code === 'string' || typeof e.code === 'number' ? ` (${e.code})` : '';
   // Driver messages may quote the caller's values: the message is logged only for our own bugs.
@@ -121,10 +126,18 @@ export function formatExecutionError(error: GraphQLError): GraphQLFormattedError
   };
 }
 
+/** Operations graphql-jit could not compile have been logged (once each). */
+const jitRefusals = new WeakSet<CompiledOperation>();
+
 /**
- * Request step 8: runs a compiled operation with graphql-js's `execute` on the cached document
- * (no parse, no validation) and shapes the answer. When the request's budget ran out, the answer
- * is that one refusal (the cancelled statements' errors say nothing more).
+ * Request step 8: runs a compiled operation and shapes the answer. The operation runs as
+ * graphql-jit compiled it (once per cached operation, see `CompiledOperation.compiledQuery`);
+ * one over `JIT_MAX_FIELDS` expanded fields, or one graphql-jit cannot compile, runs with
+ * graphql-js's `execute` on the cached document. Neither
+ * parses or validates again. When the request's budget ran out, the answer is that one refusal
+ * (the cancelled statements' errors say nothing more).
+ * @param variableInputs the variables as `coerceRequestVariables` returned them in `inputs` (the
+ * executor coerces them to the operation's types again, as graphql-js's `execute` did).
  */
 export async function executeOperation(
   schema: GraphQLSchema,
@@ -133,13 +146,22 @@ export async function executeOperation(
   variableInputs: Record<string, unknown>,
   context: GatewayContext,
 ): Promise<GraphQLResponse> {
-  const result = (await execute({
-    schema,
-    document: compiled.document,
-    operationName: operation.node.name?.value,
-    variableValues: variableInputs,
-    contextValue: context,
-  })) as ExecutionResult;
+  const jit = operation.compiledQuery(schema, compiled.document);
+  if (operation.jitRefused && !jitRefusals.has(operation)) {
+    jitRefusals.add(operation);
+    logger.warn('graphql-jit could not compile an operation; it runs with graphql-js');
+  }
+  const result = (
+    jit
+      ? await jit.query(undefined, context, variableInputs)
+      : await execute({
+          schema,
+          document: compiled.document,
+          operationName: operation.node.name?.value,
+          variableValues: variableInputs,
+          contextValue: context,
+        })
+  ) as ExecutionResult;
   const exceeded = context.budget.exceeded;
   if (exceeded) {
     return {
