@@ -10,13 +10,14 @@
  *
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=16 npm run bench
  *   BENCH_POSTGRES_URL, BENCH_MYSQL_URL, BENCH_REDIS_URL override the local services.
+ *   BENCH_SERVICE_LOG=<file> appends the service's output to a file.
  *   BENCH_WORKLOADS=q1,q2 runs only those workloads; BENCH_OTHERS=0 skips MariaDB and SQLite
  *   (for profiling one workload with BENCH_NODE_ARGS).
  */
 require('reflect-metadata');
 const autocannon = require('autocannon');
 const { fork, spawn } = require('node:child_process');
-const { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const { createServer } = require('node:net');
 const { cpus, tmpdir } = require('node:os');
 const { isDeepStrictEqual } = require('node:util');
@@ -111,6 +112,12 @@ async function startService(env) {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // BENCH_SERVICE_LOG=<file> keeps the service's output (its logs, or V8's --trace-* lines).
+  if (process.env.BENCH_SERVICE_LOG) {
+    const log = createWriteStream(process.env.BENCH_SERVICE_LOG, { flags: 'a' });
+    child.stdout.pipe(log);
+    child.stderr.pipe(log);
+  }
   await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('service did not start in 60 s')), 60_000);
     child.stdout.on('data', (d) => {

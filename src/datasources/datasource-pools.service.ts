@@ -1,7 +1,14 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import type { CompiledQuery, DatasourceType, Dialect, SqlPool, StatementResult } from './dialect';
+import type {
+  CompiledQuery,
+  DatasourceType,
+  Dialect,
+  RunOptions,
+  SqlPool,
+  StatementResult,
+} from './dialect';
 import { DomainError, ErrorCode } from '../common/domain-error';
 import { DatasourceErrors } from './datasources.errors';
 import { MssqlDialect } from './mssql.dialect';
@@ -16,7 +23,7 @@ export interface DatasourceConnection {
    * Runs one statement with bound parameters. Driver errors propagate (see
    * `Dialect.translateError`). `signal` cancels the statement when it fires.
    */
-  run(query: CompiledQuery, options?: { signal?: AbortSignal }): Promise<StatementResult>;
+  run(query: CompiledQuery, options?: RunOptions): Promise<StatementResult>;
   /** Runs `work` in one transaction (see `SqlPool.transaction`); its statements are counted too. */
   transaction<T>(
     work: (run: (query: CompiledQuery) => Promise<StatementResult>) => Promise<T>,

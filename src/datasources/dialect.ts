@@ -1,3 +1,5 @@
+import type { CancelSignal } from '../common/cancellation';
+
 /** Database kinds a datasource may be (CONTRACT.md §3). */
 export type DatasourceType = 'postgres' | 'mysql' | 'mssql' | 'sqlite';
 
@@ -377,9 +379,12 @@ export interface PoolOptions {
   acquireTimeoutMs: number;
 }
 
-/** Per-statement options: `signal` cancels the statement on the server when it fires. */
+/**
+ * Per-statement options: `signal` cancels the statement on the server when it fires (an
+ * `AbortSignal`, or the request's `Cancellation`).
+ */
 export interface RunOptions {
-  signal?: AbortSignal;
+  signal?: CancelSignal;
 }
 
 /** A bounded connection pool to one database, as an adapter opened it. */

@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Piscina } from 'piscina';
 import type { CompiledQuery, PoolOptions, RunOptions, SqlPool, StatementResult } from './dialect';
+import { Cancellation } from '../common/cancellation';
 import { DatasourceErrors } from './datasources.errors';
 import { openSqliteConnection, runSqlite } from './sqlite-connection';
 import type { SqliteTask, SqliteTaskError } from './sqlite-worker';
@@ -119,8 +120,16 @@ export class SqlitePool implements SqlPool {
   async run(query: CompiledQuery, options: RunOptions = {}): Promise<StatementResult> {
     options.signal?.throwIfAborted();
     await this.gate.enter(this.options.acquireTimeoutMs);
-    const deadline = AbortSignal.timeout(this.options.statementTimeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+    // One cancellation for the deadline and the caller's signal (not AbortSignal.timeout/any,
+    // whose signals outlive young-generation collections on Node 20: see Cancellation).
+    const signal = new Cancellation();
+    let timedOut = false;
+    const deadline = setTimeout(() => {
+      timedOut = true;
+      signal.abort(DatasourceErrors.timeout(this.options.statementTimeoutMs));
+    }, this.options.statementTimeoutMs);
+    const forward = () => signal.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', forward, { once: true });
     const task: SqliteTask = {
       file: this.file,
       sql: query.sql,
@@ -136,11 +145,13 @@ export class SqlitePool implements SqlPool {
       return outcome;
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
-      if (deadline.aborted) throw DatasourceErrors.timeout(this.options.statementTimeoutMs);
+      if (timedOut) throw DatasourceErrors.timeout(this.options.statementTimeoutMs);
       if ((error as { code?: unknown }).code === 'SQLITE_BUSY')
         throw DatasourceErrors.unavailable();
       throw error;
     } finally {
+      clearTimeout(deadline);
+      options.signal?.removeEventListener('abort', forward);
       this.gate.leave();
     }
   }

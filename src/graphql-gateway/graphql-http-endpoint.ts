@@ -6,6 +6,7 @@ import { PinoLogger } from 'nestjs-pino';
 import { storage, Store } from 'nestjs-pino/storage';
 import { scopeForApp } from '../api-keys/api-keys.service';
 import { ApiKeyErrors } from '../api-keys/api-keys.errors';
+import { Cancellation } from '../common/cancellation';
 import { DomainError, ErrorCode } from '../common/domain-error';
 import {
   CROSS_SITE_MESSAGE,
@@ -202,7 +203,7 @@ export class GraphqlHttpEndpoint {
     res: Response,
   ): Promise<void> {
     // Fires when the client leaves before the answer is written: its statements are cancelled.
-    const abort = new AbortController();
+    const abort = new Cancellation();
     const started = process.hrtime.bigint();
     let appId: string | null = null;
     let kind: OperationKind = 'unknown';
@@ -334,12 +335,12 @@ export class GraphqlHttpEndpoint {
   private context(
     appId: string,
     caller: Caller,
-    abort: AbortController,
+    abort: Cancellation,
     permissions: Permissions,
   ): GatewayContext {
     const budget = new RequestBudget(this.config.limits, abort);
     const connections = new Map<string, Promise<DatasourceConnection>>();
-    const signal = abort.signal;
+    const signal = abort;
     return {
       caller,
       appId,

@@ -1,3 +1,4 @@
+import type { Cancellation } from '../../common/cancellation';
 import { DomainError, ErrorCode } from '../../common/domain-error';
 
 /** Per-request ceilings on what execution may read (`AppConfig.limits`). */
@@ -29,7 +30,7 @@ export class RequestBudget {
 
   constructor(
     private readonly limits: BudgetLimits,
-    private readonly abort: AbortController,
+    private readonly abort: Cancellation,
   ) {}
 
   /**
