@@ -20,6 +20,15 @@ export const DatasourceErrors = {
       ErrorCode.DatasourceUnavailable,
       "The app's database is unavailable or busy; try again shortly",
     ),
+  /**
+   * A PostgreSQL materialized view created `WITH NO DATA` and never refreshed: it has no rows to
+   * give until its owner runs `REFRESH MATERIALIZED VIEW` (`CONFLICT`: retrying cannot help).
+   */
+  notPopulated: () =>
+    new DomainError(
+      ErrorCode.Conflict,
+      'A materialized view this query reads has no data yet: the database owner must run REFRESH MATERIALIZED VIEW on it',
+    ),
   unsupportedType: (type: string) =>
     new DomainError(
       ErrorCode.InvalidInput,

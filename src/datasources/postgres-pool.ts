@@ -16,6 +16,20 @@ const NETWORK_ERRORS = new Set([
   'EPIPE',
 ]);
 
+/** SQLSTATE object_not_in_prerequisite_state (PostgreSQL docs, Appendix A). */
+const NOT_IN_PREREQUISITE_STATE = '55000';
+
+/**
+ * Whether a driver error is PostgreSQL refusing to scan a materialized view that was created
+ * `WITH NO DATA` (as `pg_dump` writes them) and never refreshed. Told by the SQLSTATE and the
+ * server routine that raises it (`ExecOpenScanRelation`), not by the message, which follows the
+ * server's `lc_messages`.
+ */
+export function isUnpopulatedMaterializedView(error: unknown): boolean {
+  const e = error as { code?: unknown; routine?: unknown };
+  return e.code === NOT_IN_PREREQUISITE_STATE && e.routine === 'ExecOpenScanRelation';
+}
+
 /** Whether a driver error means the database is down or no connection came in time. */
 export function isUnavailable(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown };
@@ -128,11 +142,15 @@ export class PostgresPool implements SqlPool {
     await this.pool.end();
   }
 
-  /** A timeout or a lost server in the contract's terms; any other error as it came. */
+  /**
+   * A timeout, a lost server or a materialized view never refreshed in the contract's terms; any
+   * other error as it came.
+   */
   private classify(error: unknown): unknown {
     if ((error as { code?: unknown }).code === QUERY_CANCELED) {
       return DatasourceErrors.timeout(this.options.statementTimeoutMs);
     }
+    if (isUnpopulatedMaterializedView(error)) return DatasourceErrors.notPopulated();
     return isUnavailable(error) ? DatasourceErrors.unavailable() : error;
   }
 
