@@ -4,6 +4,7 @@ import type {
   ColumnKind,
   CompareOp,
   Condition,
+  DatasourceType,
   Dialect,
   ModelColumn,
   OrderTerm,
@@ -101,7 +102,12 @@ function columnCondition(
       // Other operators follow SQL: a comparison with null is never true (CONTRACT.md §6).
       out.push({ kind: 'or', items: [] });
     } else if (COMPARE_OPS.has(op)) {
-      out.push({ kind: 'compare', column: column.name, op: op as CompareOp, value: bind(value) });
+      const span = millisecondSpan(dialect.type, column, value);
+      out.push(
+        span
+          ? spanCondition(column.name, op as CompareOp, bind(span.from), bind(span.to))
+          : { kind: 'compare', column: column.name, op: op as CompareOp, value: bind(value) },
+      );
     } else if (op === 'in' || op === 'nin') {
       out.push({
         kind: 'in',
@@ -117,6 +123,65 @@ function columnCondition(
     }
   }
   return out;
+}
+
+/**
+ * The millisecond a timestamp value stands for, `[from, to)` with `to` one millisecond later, or
+ * null when it is compared as it is. Timestamps are read with at most milliseconds (CONTRACT.md
+ * value formats: `YYYY-MM-DDTHH:mm:ss.sssZ`, `…[.fff]`), while PostgreSQL, SQLite text, MySQL
+ * `DATETIME(4..6)` and SQL Server `datetime2`/`datetimeoffset` may hold microseconds: so that a
+ * value read finds its row (issue 11), a value of at most three fraction digits compares as the
+ * whole millisecond it reads as. A range of two bound parameters, so an index still serves it.
+ * Not for SQL Server `datetime`/`smalldatetime` (which would round the upper bound and hold no
+ * microseconds anyway), MySQL columns of three digits or fewer, a value with more digits (compared
+ * exactly, as sent), or text that is no date.
+ */
+export function millisecondSpan(
+  dialect: DatasourceType,
+  column: ModelColumn,
+  value: unknown,
+): { from: string; to: string } | null {
+  if (typeof value !== 'string' || !holdsMicroseconds(dialect, column)) return null;
+  const fraction = /:\d{2}\.(\d+)/.exec(value)?.[1] ?? '';
+  if (fraction.length > 3) return null;
+  const local = column.kind === 'timestamp';
+  const ms = Date.parse(local ? `${value.replace(' ', 'T')}Z` : value.replace(' ', 'T'));
+  if (Number.isNaN(ms)) return null;
+  const to = new Date(ms + 1).toISOString();
+  if (!/^\d{4}-/.test(to)) return null;
+  return { from: value, to: local ? to.slice(0, 23) : to };
+}
+
+/** Whether a timestamp column of this database can hold fractions finer than a millisecond. */
+function holdsMicroseconds(dialect: DatasourceType, column: ModelColumn): boolean {
+  if (column.kind !== 'timestamp' && column.kind !== 'timestamptz') return false;
+  if (dialect === 'mssql') return !/^(small)?datetime$/i.test(column.dbType);
+  if (dialect === 'mysql') return Number(/\((\d+)\)/.exec(column.dbType)?.[1] ?? 0) > 3;
+  return true;
+}
+
+/**
+ * A comparison with the millisecond `[from, to)` as a whole: `eq` is inside it, `neq` outside,
+ * `gt` from `to` on, `gte` from `from` on, `lt` before `from`, `lte` before `to`.
+ */
+export function spanCondition(
+  column: string,
+  op: CompareOp,
+  from: unknown,
+  to: unknown,
+): Condition {
+  const at = (o: CompareOp, value: unknown): Condition => ({
+    kind: 'compare',
+    column,
+    op: o,
+    value,
+  });
+  if (op === 'eq') return { kind: 'and', items: [at('gte', from), at('lt', to)] };
+  if (op === 'neq') return { kind: 'or', items: [at('lt', from), at('gte', to)] };
+  if (op === 'gt') return at('gte', to);
+  if (op === 'gte') return at('gte', from);
+  if (op === 'lt') return at('lt', from);
+  return at('lt', to);
 }
 
 /**

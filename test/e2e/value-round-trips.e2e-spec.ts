@@ -26,6 +26,19 @@ const FILES_SQL = {
 const PAYMENTS_SQL = `CREATE TABLE payments (paid_on date NOT NULL, id int NOT NULL, amount int NOT NULL, PRIMARY KEY (paid_on, id));
   INSERT INTO payments VALUES ('2024-01-15', 1, 10), ('2024-02-15', 2, 20), ('2024-03-15', 3, 30);`;
 
+/**
+ * Timestamps held with microseconds, keyed by (time, number): two moments a millisecond apart, the
+ * first with microseconds the contract's millisecond output cuts (issue 11).
+ */
+const MOMENTS_SQL = {
+  postgres: `CREATE TABLE moments (at timestamp(6) NOT NULL, id int NOT NULL, note text, PRIMARY KEY (at, id));
+    INSERT INTO moments VALUES ('2024-01-15 10:00:00.123456', 1, 'a'), ('2024-01-15 10:00:00.124', 2, 'b');`,
+  mysql: `CREATE TABLE moments (at datetime(6) NOT NULL, id int NOT NULL, note text, PRIMARY KEY (at, id));
+    INSERT INTO moments VALUES ('2024-01-15 10:00:00.123456', 1, 'a'), ('2024-01-15 10:00:00.124', 2, 'b');`,
+  sqlite: `CREATE TABLE moments (at DATETIME NOT NULL, id INTEGER NOT NULL, note TEXT, PRIMARY KEY (at, id));
+    INSERT INTO moments VALUES ('2024-01-15 10:00:00.123456', 1, 'a'), ('2024-01-15 10:00:00.124', 2, 'b');`,
+};
+
 /** Whole numbers of a 16-bit column, and exact decimals with two places (SQLite checks neither). */
 const NUMBERS_SQL = `CREATE TABLE numbers (id int PRIMARY KEY, small smallint NOT NULL, price numeric(5,2));
   INSERT INTO numbers VALUES (1, -5, 1.50), (2, 0, 2.00), (3, 300, NULL);`;
@@ -63,6 +76,7 @@ for (const dialect of SALES_DIALECTS) {
       await db.exec(DOCS_SQL[dialect.type]);
       await db.exec(PAYMENTS_SQL);
       await db.exec(NUMBERS_SQL);
+      await db.exec(MOMENTS_SQL[dialect.type]);
       if (dialect.type === 'postgres') await db.exec(SHAPES_SQL);
       const app = (await run.http('POST', '/api/apps', { token, body: { name: 'Bin', address } }))
         .body;
@@ -76,7 +90,7 @@ for (const dialect of SALES_DIALECTS) {
       });
       expect(registered.status).toBe(201);
       const ds = registered.body;
-      const tables = ['files', 'docs', 'payments', 'numbers'].concat(
+      const tables = ['files', 'docs', 'payments', 'numbers', 'moments'].concat(
         dialect.type === 'postgres' ? ['shapes'] : [],
       );
       const imported = await run.http('POST', `/api/apps/${app.id}/model/import`, {
@@ -130,6 +144,38 @@ for (const dialect of SALES_DIALECTS) {
         ]);
       });
     }
+
+    it('finds a timestamp held with microseconds by the millisecond it reads as, in filters and as a key', async () => {
+      const read = await gql('{ getMoments(order: [{id: ASC}]) { at id } }');
+      expect(read.body.data.getMoments).toEqual([
+        { at: '2024-01-15T10:00:00.123', id: '1' },
+        { at: '2024-01-15T10:00:00.124', id: '2' },
+      ]);
+      const ids = async (filter: string) =>
+        (
+          await gql(`{ getMoments(where: {at: ${filter}}, order: [{id: ASC}]) { id } }`)
+        ).body.data.getMoments.map((r: { id: string }) => r.id);
+      const at = '"2024-01-15T10:00:00.123"';
+      expect(await ids(`{eq: ${at}}`)).toEqual(['1']);
+      expect(await ids(`{neq: ${at}}`)).toEqual(['2']);
+      expect(await ids(`{gt: ${at}}`)).toEqual(['2']);
+      expect(await ids(`{gte: ${at}}`)).toEqual(['1', '2']);
+      expect(await ids(`{lt: "2024-01-15T10:00:00.124"}`)).toEqual(['1']);
+      expect(await ids(`{lte: ${at}}`)).toEqual(['1']);
+      // More digits than milliseconds compare exactly, as sent.
+      expect(await ids('{eq: "2024-01-15T10:00:00.123456"}')).toEqual(['1']);
+      expect(await ids('{eq: "2024-01-15T10:00:00.123400"}')).toEqual([]);
+      // The key read finds its row to update and delete.
+      const updated = await gql(
+        `mutation { updateMoments(at: ${at}, id: 1, note: "changed") { at id note } }`,
+      );
+      expect(updated.body).toEqual({
+        data: { updateMoments: { at: '2024-01-15T10:00:00.123', id: '1', note: 'changed' } },
+      });
+      const deleted = await gql(`mutation { deleteMoments(at: ${at}, id: 1) }`);
+      expect(deleted.body).toEqual({ data: { deleteMoments: true } });
+      expect(await ids('{neq: null}')).toEqual(['2']);
+    });
 
     it('matches no row with a filter value its column cannot hold, on every database', async () => {
       const ids = async (where: string) =>
