@@ -1,8 +1,8 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { ThrottlerStorageService } from '@nestjs/throttler';
 import { DomainError, ErrorCode } from '../common/domain-error';
 import { MetricsService, ThrottledCaller } from '../metrics/metrics.service';
 import { RedisService } from '../redis/redis.service';
+import { LocalThrottlerStorage } from './local-throttler-storage';
 import { RedisThrottlerStorage, ThrottlerStorageRecord } from './redis-throttler-storage';
 
 /** Every ceiling here is per minute (CONTRACT.md §5 `rateLimitPerMinute`, §2 sign-in). */
@@ -27,13 +27,13 @@ export type RateLimitHeaders = Record<string, string>;
 /**
  * Counts requests against per-minute ceilings with `@nestjs/throttler` storages: in Redis
  * ({@link RedisThrottlerStorage}, shared by every instance) while Redis answers, else in this
- * process (the throttler's own `ThrottlerStorageService`), so an outage never fails open (each
+ * process ({@link LocalThrottlerStorage}, the same fixed window), so an outage never fails open (each
  * instance still enforces the ceiling on its own) and never fails hard (no request waits on
  * Redis or errors because of it). Sharing resumes as soon as Redis answers again.
  */
 @Injectable()
 export class RateLimitsService implements OnApplicationShutdown {
-  private readonly local = new ThrottlerStorageService();
+  private readonly local = new LocalThrottlerStorage();
   private readonly shared: RedisThrottlerStorage | null;
 
   constructor(
@@ -72,7 +72,7 @@ export class RateLimitsService implements OnApplicationShutdown {
   }
 
   onApplicationShutdown(): void {
-    this.local.onApplicationShutdown();
+    this.local.clear();
   }
 
   private async count(check: RateLimitCheck): Promise<ThrottlerStorageRecord> {
