@@ -1,5 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { RequestListener, Server } from 'node:http';
 import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
 import cookieParser from 'cookie-parser';
 import { Logger } from 'nestjs-pino';
@@ -35,8 +36,7 @@ export async function createApp(
     },
   );
   app.useLogger(new QuietLogger(app.get(Logger)));
-  // First: the GraphQL endpoint answers its own paths without the REST stack (ADR 0009).
-  app.use(app.get(GraphqlHttpEndpoint).middleware);
+  serveGraphqlAheadOfExpress(app);
   app.use(jsonBodiesOnly);
   app.use(sameOriginForCookieSessions);
   // A GraphQL query text may be 100 KB (LIMIT_QUERY_BYTES); variables add to it.
@@ -50,6 +50,18 @@ export async function createApp(
   await app.init();
   await app.get(AccountsService).ensureFirstAdmin();
   return app;
+}
+
+/**
+ * Puts the GraphQL endpoint on the HTTP server itself, ahead of Express (ADR 0009): Nest's server
+ * calls Express for every request; from here it calls `GraphqlHttpEndpoint.listener`, which
+ * answers the endpoint's paths and hands everything else to Express.
+ */
+function serveGraphqlAheadOfExpress(app: NestExpressApplication): void {
+  const server = app.getHttpServer() as Server;
+  const express = app.getHttpAdapter().getInstance() as RequestListener;
+  server.removeAllListeners('request');
+  server.on('request', app.get(GraphqlHttpEndpoint).listener(express));
 }
 
 /** Seeds the demo app when configured and the store is empty; returns the key to print, if any. */

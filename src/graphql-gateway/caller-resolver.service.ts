@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { Request } from 'express';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { AppUsersService } from '../app-access/app-users.service';
 import { DomainError, ErrorCode } from '../common/domain-error';
+import type { ParsedRequest } from '../common/http-request';
 import { readPlatformSession } from '../platform/platform-auth.guard';
 import { SessionsService } from '../platform/sessions.service';
 import type { Caller } from './gateway-context';
@@ -25,7 +25,7 @@ export class CallerResolverService {
    * @throws DomainError UNAUTHENTICATED: the key's refusal message (invalid, revoked, expired), or
    * a bearer token that is no valid session of a builder or of this app's user.
    */
-  async resolve(req: Request, appId: string): Promise<Caller> {
+  async resolve(req: ParsedRequest, appId: string): Promise<Caller> {
     const key = req.headers['x-api-key'];
     if (typeof key === 'string' && key.length > 0)
       return { kind: 'key', principal: await this.keys.authenticate(key) };

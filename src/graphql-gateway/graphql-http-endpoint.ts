@@ -1,13 +1,20 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { json } from 'body-parser';
 import cookieParser from 'cookie-parser';
-import type { NextFunction, Request, Response } from 'express';
+import type { RequestListener, ServerResponse } from 'node:http';
 import { PinoLogger } from 'nestjs-pino';
 import { storage, Store } from 'nestjs-pino/storage';
 import { scopeForApp } from '../api-keys/api-keys.service';
 import { ApiKeyErrors } from '../api-keys/api-keys.errors';
 import { Cancellation } from '../common/cancellation';
 import { DomainError, ErrorCode } from '../common/domain-error';
+import {
+  clientAddress,
+  ParsedRequest,
+  requestHostname,
+  TrustProxy,
+  trustProxyHops,
+} from '../common/http-request';
 import {
   CROSS_SITE_MESSAGE,
   hasBodyOtherThanJson,
@@ -95,11 +102,12 @@ function bodyRefusal(error: { status?: number; type?: string }): RequestRefusal 
 
 /**
  * `POST|GET /api/graphql/:address` and the same on an app's own domain (CONTRACT.md §6), served
- * by {@link GraphqlHttpEndpoint.middleware}, the first Express middleware (`createApp`), ahead of
- * the Nest router and the REST middlewares: the endpoint reads its own body (body-parser's
- * `json()`, with the REST limit), cookies (only when sent), request id and log line (the same
- * pino logger and line as every other request), and refuses other media types and cross-site
- * cookie writes with the shared rules of `common/request-guards.ts` (ADR 0009). Only sequences
+ * by {@link GraphqlHttpEndpoint.listener} on the HTTP server itself (`createApp`), ahead of
+ * Express, the Nest router and the REST middlewares: the endpoint reads its own body
+ * (body-parser's `json()`, with the REST limit), cookies (only when sent), client address and
+ * host (as Express would, honouring `TRUST_PROXY`), request id and log line (the same pino logger
+ * and line as every other request), and refuses other media types and cross-site cookie writes
+ * with the shared rules of `common/request-guards.ts` (ADR 0009). Only sequences
  * the request path's steps (DESIGN.md, docs/architecture.md); each step is its own unit under
  * `request/`.
  */
@@ -108,6 +116,7 @@ export class GraphqlHttpEndpoint {
   private readonly logger = new Logger('GraphqlHttpEndpoint');
   private readonly readJsonBody: ReturnType<typeof json>;
   private readonly readCookies = cookieParser();
+  private readonly trust: TrustProxy;
 
   constructor(
     private readonly apps: AppsService,
@@ -121,19 +130,27 @@ export class GraphqlHttpEndpoint {
   ) {
     // A GraphQL query text may be 100 KB (LIMIT_QUERY_BYTES); variables add to it.
     this.readJsonBody = json({ limit: Math.max(1_048_576, config.limits.queryBytes * 2) });
+    this.trust = trustProxyHops(config.operations.trustProxyHops);
   }
 
   /**
-   * Express middleware: answers GET, HEAD and POST on the endpoint's paths; passes anything else
-   * on (`next()`), so other methods meet the Nest router's 404 as before. Never throws: an error
-   * no step expected is logged (name and message) and answered 500 with a GraphQL error.
+   * The HTTP server's request listener: answers GET, HEAD and POST on the endpoint's paths and
+   * hands anything else to `rest` (Express, so other methods meet the Nest router's 404 as
+   * before). Never throws: an error no step expected is logged (name and message) and answered
+   * 500 with a GraphQL error.
    */
-  readonly middleware = (req: Request, res: Response, next: NextFunction): void => {
-    const match = ENDPOINT_METHODS.has(req.method) ? ENDPOINT_PATH.exec(req.path) : null;
-    if (!match) {
-      next();
-      return;
-    }
+  listener(rest: RequestListener): RequestListener {
+    return (incoming, res) => {
+      const req = incoming as ParsedRequest;
+      const path = (req.url ?? '').split('?', 1)[0];
+      const match = ENDPOINT_METHODS.has(req.method ?? '') ? ENDPOINT_PATH.exec(path) : null;
+      if (match) this.answer(req, res, match[1]);
+      else rest(incoming, res);
+    };
+  }
+
+  /** Request id, log line and error net around {@link serve}. */
+  private answer(req: ParsedRequest, res: ServerResponse, encodedAddress: string | undefined) {
     const id = requestIdOf(req, res);
     const log = PinoLogger.root.child({ req: { id, method: req.method, url: req.url } });
     const started = process.hrtime.bigint();
@@ -143,7 +160,7 @@ export class GraphqlHttpEndpoint {
       log[level]({ res, responseTime }, 'request completed');
     });
     storage.run(new Store(log), () => {
-      this.serve(req, res, match[1]).catch((error: unknown) => {
+      this.serve(req, res, encodedAddress).catch((error: unknown) => {
         this.logger.error(
           `Unhandled ${(error as Error)?.name ?? 'error'}: ${(error as Error)?.message}`,
         );
@@ -151,10 +168,10 @@ export class GraphqlHttpEndpoint {
         this.send(req, res, internal.status, { errors: internal.errors });
       });
     });
-  };
+  }
 
   /** Reads what the HTTP layer owns (media type, origin, body, cookies), then {@link handle}. */
-  private async serve(req: Request, res: Response, encodedAddress: string | undefined) {
+  private async serve(req: ParsedRequest, res: ServerResponse, encodedAddress: string | undefined) {
     let address: string | undefined;
     try {
       if (hasBodyOtherThanJson(req)) throw httpRefusal(415, 'BAD_REQUEST', MEDIA_TYPE_MESSAGE);
@@ -175,13 +192,13 @@ export class GraphqlHttpEndpoint {
     }
     const findApp =
       address === undefined
-        ? () => this.apps.findByAddressOrDomain({ domain: req.hostname })
+        ? () => this.apps.findByAddressOrDomain({ domain: requestHostname(req, this.trust) ?? '' })
         : () => this.apps.findByAddressOrDomain({ address });
     await this.handle(findApp, req, res);
   }
 
   /** body-parser's `json()` on the request: `req.body` set, or a {@link bodyRefusal}. */
-  private readBody(req: Request, res: Response): Promise<void> {
+  private readBody(req: ParsedRequest, res: ServerResponse): Promise<void> {
     return new Promise((resolve, reject) => {
       this.readJsonBody(req, res, (error?: unknown) => {
         if (error) reject(bodyRefusal(error as { status?: number; type?: string }));
@@ -191,16 +208,22 @@ export class GraphqlHttpEndpoint {
   }
 
   /** cookie-parser on the request: `req.cookies` for the platform session cookie. */
-  private parseCookies(req: Request, res: Response): Promise<void> {
+  private parseCookies(req: ParsedRequest, res: ServerResponse): Promise<void> {
+    // cookie-parser reads only `headers.cookie` and `secret`, and sets `cookies`.
+    const parse = this.readCookies as unknown as (
+      req: ParsedRequest,
+      res: ServerResponse,
+      next: (error?: unknown) => void,
+    ) => void;
     return new Promise((resolve, reject) => {
-      this.readCookies(req, res, (error?: unknown) => (error ? reject(error) : resolve()));
+      parse(req, res, (error?: unknown) => (error ? reject(error) : resolve()));
     });
   }
 
   private async handle(
     findApp: () => Promise<AppView | null>,
-    req: Request,
-    res: Response,
+    req: ParsedRequest,
+    res: ServerResponse,
   ): Promise<void> {
     // Fires when the client leaves before the answer is written: its statements are cancelled.
     const abort = new Cancellation();
@@ -267,7 +290,7 @@ export class GraphqlHttpEndpoint {
    * and app users are not throttled here. Sets the `RateLimit-*` headers.
    * @throws DomainError TOO_MANY_REQUESTS (429) with `retry-after`.
    */
-  private async throttle(caller: Caller, appId: string, req: Request, res: Response) {
+  private async throttle(caller: Caller, appId: string, req: ParsedRequest, res: ServerResponse) {
     let headers: Record<string, string>;
     if (caller.kind === 'key') {
       headers = await this.rateLimits.consume({
@@ -277,7 +300,7 @@ export class GraphqlHttpEndpoint {
       });
     } else if (caller.kind === 'anonymous') {
       headers = await this.rateLimits.consume({
-        bucket: `anonymous:${appId}:${req.ip ?? 'unknown'}`,
+        bucket: `anonymous:${appId}:${clientAddress(req, this.trust)}`,
         limit: this.config.operations.anonymousRateLimitPerMinute,
         caller: 'anonymous',
       });
@@ -322,13 +345,19 @@ export class GraphqlHttpEndpoint {
   }
 
   /** Writes a GraphQL answer as JSON, in the media type the client asked for. */
-  private send(req: Request, res: Response, status: number, body: GraphQLResponse): void {
+  private send(
+    req: ParsedRequest,
+    res: ServerResponse,
+    status: number,
+    body: GraphQLResponse,
+  ): void {
     if (res.headersSent) return;
     const accept = req.headers.accept ?? '';
     const type = accept.includes(GRAPHQL_RESPONSE_JSON)
       ? GRAPHQL_RESPONSE_JSON
       : 'application/json';
-    res.status(status).setHeader('content-type', `${type}; charset=utf-8`);
+    res.statusCode = status;
+    res.setHeader('content-type', `${type}; charset=utf-8`);
     res.end(JSON.stringify(body));
   }
 

@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import type { ParsedRequest } from '../common/http-request';
 import { ROUTE_ACCESS, RouteAccess } from './access.decorator';
 import { PlatformErrors } from './platform.errors';
 import { PlatformSession, SESSION_COOKIE, SessionsService } from './sessions.service';
@@ -13,13 +14,13 @@ export type SessionRequest = Request & { platformSession?: PlatformSession };
  * @returns the session, or null when absent or invalid.
  */
 export async function readPlatformSession(
-  req: Request,
+  req: ParsedRequest,
   sessions: SessionsService,
 ): Promise<PlatformSession | null> {
   const header = req.headers.authorization;
   const token = header?.startsWith('Bearer ')
     ? header.slice(7).trim()
-    : (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE];
+    : req.cookies?.[SESSION_COOKIE];
   return token ? sessions.verify(token) : null;
 }
 

@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { ParsedRequest } from '../../common/http-request';
 import { DomainError, ErrorCode } from '../../common/domain-error';
 import { RequestRefusal } from './compiled-operation';
 
@@ -18,7 +18,7 @@ const KEY_PARAM_NAMES = new Set(['api_key', 'apikey', 'x-api-key', 'x_api_key'])
  * headers only). The value is never echoed.
  * @throws DomainError INVALID_INPUT (400).
  */
-export function refuseKeyInUrl(req: Request): void {
+export function refuseKeyInUrl(req: ParsedRequest): void {
   const url = req.originalUrl ?? req.url ?? '';
   const queryStart = url.indexOf('?');
   if (queryStart < 0) return;
@@ -72,7 +72,7 @@ function queryOf(raw: unknown): string {
  * otherwise ignored.
  * @throws RequestRefusal 400 `BAD_REQUEST` saying which parameter is wrong.
  */
-export function readGraphQLParams(req: Request): GraphQLParams {
+export function readGraphQLParams(req: ParsedRequest): GraphQLParams {
   if (req.method === 'GET') {
     const url = req.originalUrl ?? req.url ?? '';
     const search = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
