@@ -1,6 +1,6 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { LRUCache } from 'lru-cache';
-import type { ThrottlerStorageRecord } from './redis-throttler-storage';
+import { ThrottlerStorageRecord, windowRecord } from './redis-throttler-storage';
 
 /** Counters one process keeps at most; the least recently counted go first beyond it. */
 export const LOCAL_BUCKETS = 100_000;
@@ -47,14 +47,7 @@ export class LocalThrottlerStorage implements ThrottlerStorage {
       this.windows.set(name, window);
     }
     window.hits++;
-    const seconds = Math.max(1, Math.ceil((window.endsAt - now) / 1000));
-    const isBlocked = window.hits > limit;
-    return Promise.resolve({
-      totalHits: window.hits,
-      timeToExpire: seconds,
-      isBlocked,
-      timeToBlockExpire: isBlocked ? seconds : 0,
-    });
+    return Promise.resolve(windowRecord(window.hits, window.endsAt - now, limit));
   }
 
   /** Forgets every window (shutdown). */

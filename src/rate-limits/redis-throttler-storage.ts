@@ -62,13 +62,26 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
       `${RATE_LIMIT_PREFIX}${throttlerName}:${key}`,
       ttl,
     );
-    const seconds = Math.max(1, Math.ceil(remainingMs / 1000));
-    const isBlocked = hits > limit;
-    return {
-      totalHits: hits,
-      timeToExpire: seconds,
-      isBlocked,
-      timeToBlockExpire: isBlocked ? seconds : 0,
-    };
+    return windowRecord(hits, remainingMs, limit);
   }
+}
+
+/**
+ * The throttler's record of a fixed window: `totalHits` (this hit included), `timeToExpire` in
+ * whole seconds ≥ 1, `isBlocked` when hits exceed `limit`, `timeToBlockExpire` (the same seconds
+ * when blocked, else 0). Shared by the Redis and the in-process storage, which count alike.
+ */
+export function windowRecord(
+  hits: number,
+  remainingMs: number,
+  limit: number,
+): ThrottlerStorageRecord {
+  const seconds = Math.max(1, Math.ceil(remainingMs / 1000));
+  const isBlocked = hits > limit;
+  return {
+    totalHits: hits,
+    timeToExpire: seconds,
+    isBlocked,
+    timeToBlockExpire: isBlocked ? seconds : 0,
+  };
 }
