@@ -1,5 +1,5 @@
-import mysql from 'mysql2/promise';
-import type { Pool, PoolOptions, ResultSetHeader } from 'mysql2/promise';
+import type MysqlDriver from 'mysql2/promise';
+import type { Connection, Pool, PoolOptions, ResultSetHeader } from 'mysql2/promise';
 import { parseMysqlUrl } from './datasource-urls';
 import type { PoolConnection } from 'mysql2/promise';
 import type {
@@ -10,6 +10,17 @@ import type {
   StatementResult,
 } from './dialect';
 import { DatasourceErrors } from './datasources.errors';
+
+let mysqlDriver: typeof MysqlDriver | undefined;
+
+/**
+ * The `mysql2` package, loaded the first time a MySQL/MariaDB datasource is opened (a service
+ * without one never holds it in memory).
+ */
+function mysql(): typeof MysqlDriver {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
+  return (mysqlDriver ??= require('mysql2/promise') as typeof MysqlDriver);
+}
 
 /**
  * What every pooled connection runs before its first statement:
@@ -68,16 +79,16 @@ const UINT64_MAX = 2n ** 64n - 1n;
  */
 export function toMysqlParameter(value: unknown): unknown {
   if (value === undefined) return null;
-  if (typeof value === 'boolean') return mysql.TypedParameter.TINY(value ? 1 : 0);
+  if (typeof value === 'boolean') return mysql().TypedParameter.TINY(value ? 1 : 0);
   if (typeof value === 'number' && Number.isSafeInteger(value))
-    return mysql.TypedParameter.LONGLONG(value);
+    return mysql().TypedParameter.LONGLONG(value);
   if (typeof value === 'bigint') {
-    if (value >= INT64_MIN && value <= INT64_MAX) return mysql.TypedParameter.LONGLONG(value);
+    if (value >= INT64_MIN && value <= INT64_MAX) return mysql().TypedParameter.LONGLONG(value);
     if (value > INT64_MAX && value <= UINT64_MAX)
-      return mysql.TypedParameter.LONGLONG.unsigned(value);
+      return mysql().TypedParameter.LONGLONG.unsigned(value);
     return value.toString();
   }
-  if (value instanceof MysqlDecimal) return mysql.TypedParameter.DECIMAL(value.text);
+  if (value instanceof MysqlDecimal) return mysql().TypedParameter.DECIMAL(value.text);
   return value;
 }
 
@@ -157,7 +168,7 @@ export class MysqlPool implements SqlPool {
       maxPreparedStatements: PREPARED_STATEMENTS_PER_CONNECTION,
       flags: ['FOUND_ROWS', '-LOCAL_FILES'],
     };
-    const pool = mysql.createPool(config);
+    const pool = mysql().createPool(config);
     const opened = new MysqlPool(pool, limits, config);
     pool.on('connection', (connection: unknown) => {
       const conn = connection as CoreConnection;
@@ -290,9 +301,9 @@ export class MysqlPool implements SqlPool {
     ]) {
       delete (single as Record<string, unknown>)[key];
     }
-    let killer: mysql.Connection | undefined;
+    let killer: Connection | undefined;
     try {
-      killer = await mysql.createConnection(single);
+      killer = await mysql().createConnection(single);
       await killer.query(`KILL QUERY ${Number(threadId)}`);
     } catch {
       // The statement still ends at the server's own deadline.
