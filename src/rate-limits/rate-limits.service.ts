@@ -2,6 +2,7 @@ import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { DomainError, ErrorCode } from '../common/domain-error';
 import { MetricsService, ThrottledCaller } from '../metrics/metrics.service';
 import { RedisService } from '../redis/redis.service';
+import { LeasedThrottlerStorage } from './leased-throttler-storage';
 import { LocalThrottlerStorage } from './local-throttler-storage';
 import { RedisThrottlerStorage, ThrottlerStorageRecord } from './redis-throttler-storage';
 
@@ -26,7 +27,8 @@ export type RateLimitHeaders = Record<string, string>;
 
 /**
  * Counts requests against per-minute ceilings with `@nestjs/throttler` storages: in Redis
- * ({@link RedisThrottlerStorage}, shared by every instance) while Redis answers, else in this
+ * ({@link RedisThrottlerStorage}, shared by every instance, through the leases of
+ * {@link LeasedThrottlerStorage} for high limits) while Redis answers, else in this
  * process ({@link LocalThrottlerStorage}, the same fixed window), so an outage never fails open (each
  * instance still enforces the ceiling on its own) and never fails hard (no request waits on
  * Redis or errors because of it). Sharing resumes as soon as Redis answers again.
@@ -34,13 +36,15 @@ export type RateLimitHeaders = Record<string, string>;
 @Injectable()
 export class RateLimitsService implements OnApplicationShutdown {
   private readonly local = new LocalThrottlerStorage();
-  private readonly shared: RedisThrottlerStorage | null;
+  private readonly shared: LeasedThrottlerStorage | null;
 
   constructor(
     private readonly redis: RedisService,
     private readonly metrics: MetricsService,
   ) {
-    this.shared = redis.commands ? new RedisThrottlerStorage(redis.commands) : null;
+    this.shared = redis.commands
+      ? new LeasedThrottlerStorage(new RedisThrottlerStorage(redis.commands))
+      : null;
   }
 
   /**

@@ -7,11 +7,11 @@ export const RATE_LIMIT_PREFIX = 'tablegraph:rate:';
 /**
  * One fixed window per counter, counted in one round trip and atomically (Redis runs a script
  * as a whole: https://redis.io/docs/latest/develop/interact/programmability/eval-intro/): the
- * first hit starts the window (`PEXPIRE`), every hit adds one; returns hits and the window's
- * remaining milliseconds.
+ * first hit starts the window (`PEXPIRE`), every call adds `ARGV[2]` hits; returns the hits so
+ * far and the window's remaining milliseconds.
  */
 const HIT_SCRIPT = `
-local hits = redis.call('INCR', KEYS[1])
+local hits = redis.call('INCRBY', KEYS[1], ARGV[2])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
@@ -24,7 +24,7 @@ return { hits, ttl }
 export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 interface HitCommand {
-  tablegraphHit(key: string, windowMs: number): Promise<[number, number]>;
+  tablegraphHit(key: string, windowMs: number, hits: number): Promise<[number, number]>;
 }
 
 /**
@@ -58,11 +58,28 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
     _blockDuration: number,
     throttlerName: string,
   ): Promise<ThrottlerStorageRecord> {
-    const [hits, remainingMs] = await this.redis.tablegraphHit(
+    const { total, remainingMs } = await this.reserve(key, ttl, 1, throttlerName);
+    return windowRecord(total, remainingMs, limit);
+  }
+
+  /**
+   * Adds `hits` to `key`'s window of `ttl` milliseconds at once (a lease, see
+   * {@link LeasedThrottlerStorage}).
+   * @returns `total` hits of the window with these, and its `remainingMs`.
+   * @throws what ioredis throws when Redis does not answer.
+   */
+  async reserve(
+    key: string,
+    ttl: number,
+    hits: number,
+    throttlerName: string,
+  ): Promise<{ total: number; remainingMs: number }> {
+    const [total, remainingMs] = await this.redis.tablegraphHit(
       `${RATE_LIMIT_PREFIX}${throttlerName}:${key}`,
       ttl,
+      hits,
     );
-    return windowRecord(hits, remainingMs, limit);
+    return { total, remainingMs };
   }
 }
 
