@@ -15,6 +15,17 @@ export interface CancelSignal {
 }
 
 /**
+ * Why a request was cancelled when its client closed the connection before the answer: expected,
+ * so never logged as a failure.
+ */
+export class ClientDisconnected extends Error {
+  constructor() {
+    super('client disconnected');
+    this.name = 'ClientDisconnected';
+  }
+}
+
+/**
  * A cancellation for one request or statement: an `AbortController` and its signal in one
  * `EventTarget`, firing an `abort` event once.
  *

@@ -59,6 +59,9 @@ export class HttpErrorFilter implements ExceptionFilter {
         message = 'The request body is not valid JSON';
       } else if (status === 413) {
         message = 'The request body is too large';
+      } else if (typeof message === 'string' && message.startsWith('Cannot ')) {
+        // The router's "Cannot GET /path?query": the query string may hold a key; never echoed.
+        message = message.replace(/\?\S*/, '');
       }
       const req = host.switchToHttp().getRequest<Request>();
       if (req.path?.startsWith('/api/graphql')) {

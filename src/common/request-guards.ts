@@ -87,9 +87,10 @@ export const CROSS_SITE_MESSAGE = 'Cross-site request refused';
  */
 export function isCrossSiteCookieWrite(req: IncomingMessage): boolean {
   if (SAFE_METHODS.has(req.method ?? '')) return false;
+  // Names compared trimmed, as cookie-parser reads them (`tg_session =…` is the session too).
   const cookie = (req.headers.cookie ?? '')
     .split(';')
-    .some((c) => c.trim().startsWith(`${SESSION_COOKIE}=`));
+    .some((c) => c.includes('=') && c.slice(0, c.indexOf('=')).trim() === SESSION_COOKIE);
   const otherAuth =
     req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined;
   if (!cookie || otherAuth) return false;

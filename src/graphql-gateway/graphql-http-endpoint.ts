@@ -6,7 +6,7 @@ import { PinoLogger } from 'nestjs-pino';
 import { storage, Store } from 'nestjs-pino/storage';
 import { scopeForApp } from '../api-keys/api-keys.service';
 import { ApiKeyErrors } from '../api-keys/api-keys.errors';
-import { Cancellation } from '../common/cancellation';
+import { Cancellation, ClientDisconnected } from '../common/cancellation';
 import { DomainError, ErrorCode } from '../common/domain-error';
 import {
   clientAddress,
@@ -77,8 +77,22 @@ const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json';
  */
 const ENDPOINT_PATH = /^\/api\/graphql(?:\/([^/]+))?\/?$/i;
 
-/** Methods the endpoint answers; HEAD as Express answers it for a GET route. */
+/** Methods the endpoint answers; HEAD as GET (Node writes no body for it). Others: 405. */
 const ENDPOINT_METHODS = new Set(['GET', 'HEAD', 'POST']);
+
+/**
+ * The path of a request target: origin-form (`/api/…?…`) or absolute-form
+ * (`http://host/api/…`, which HTTP/1.1 servers must accept: RFC 9112 §3.2.2), as Express routes
+ * it; `''` for anything else (`*`).
+ */
+function targetPath(url: string): string {
+  if (url.startsWith('/')) return url.split('?', 1)[0];
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return '';
+  }
+}
 
 /** A GraphQL-shaped refusal of the HTTP layer (body, media type, origin), before any step. */
 function httpRefusal(status: number, code: string, message: string): RequestRefusal {
@@ -96,6 +110,8 @@ function bodyRefusal(error: { status?: number; type?: string }): RequestRefusal 
   if (error.type === 'entity.parse.failed') {
     return httpRefusal(400, 'BAD_REQUEST', 'The request body is not valid JSON');
   }
+  // An unsupported charset or content encoding (body-parser answers 415 for both).
+  if (error.status === 415) return httpRefusal(415, 'BAD_REQUEST', MEDIA_TYPE_MESSAGE);
   const status = error.status && error.status >= 400 && error.status < 500 ? error.status : 400;
   return httpRefusal(status, 'BAD_REQUEST', 'The request body could not be read');
 }
@@ -134,16 +150,15 @@ export class GraphqlHttpEndpoint {
   }
 
   /**
-   * The HTTP server's request listener: answers GET, HEAD and POST on the endpoint's paths and
-   * hands anything else to `rest` (Express, so other methods meet the Nest router's 404 as
-   * before). Never throws: an error no step expected is logged (name and message) and answered
-   * 500 with a GraphQL error.
+   * The HTTP server's request listener: answers every request to the endpoint's paths (GET, HEAD
+   * and POST; other methods `405` with `allow: GET, POST`, after the key-in-URL refusal) and hands
+   * anything else to `rest` (Express). Never throws: an error no step expected is logged (name and
+   * message) and answered 500 with a GraphQL error.
    */
   listener(rest: RequestListener): RequestListener {
     return (incoming, res) => {
       const req = incoming as ParsedRequest;
-      const path = (req.url ?? '').split('?', 1)[0];
-      const match = ENDPOINT_METHODS.has(req.method ?? '') ? ENDPOINT_PATH.exec(path) : null;
+      const match = ENDPOINT_PATH.exec(targetPath(req.url ?? ''));
       if (match) this.answer(req, res, match[1]);
       else rest(incoming, res);
     };
@@ -174,12 +189,22 @@ export class GraphqlHttpEndpoint {
   private async serve(req: ParsedRequest, res: ServerResponse, encodedAddress: string | undefined) {
     let address: string | undefined;
     try {
+      if (!ENDPOINT_METHODS.has(req.method ?? '')) {
+        refuseKeyInUrl(req);
+        res.setHeader('allow', 'GET, POST');
+        throw httpRefusal(405, 'BAD_REQUEST', 'The GraphQL endpoint takes GET and POST');
+      }
       if (hasBodyOtherThanJson(req)) throw httpRefusal(415, 'BAD_REQUEST', MEDIA_TYPE_MESSAGE);
       if (isCrossSiteCookieWrite(req)) throw httpRefusal(403, 'FORBIDDEN', CROSS_SITE_MESSAGE);
       address = encodedAddress === undefined ? undefined : decodeURIComponent(encodedAddress);
       if (req.method === 'POST') await this.readBody(req, res);
       if (req.headers.cookie) await this.parseCookies(req, res);
     } catch (error) {
+      if (error instanceof DomainError) {
+        const refusal = refusalOf(error);
+        this.send(req, res, refusal.status, refusal.body);
+        return;
+      }
       if (error instanceof URIError) {
         // An address that is not valid percent-encoding names no app.
         const notFound = refusalOf(new DomainError(ErrorCode.NotFound, 'App not found'));
@@ -231,7 +256,7 @@ export class GraphqlHttpEndpoint {
     let appId: string | null = null;
     let kind: OperationKind = 'unknown';
     res.once('close', () => {
-      if (!res.writableFinished) abort.abort(new Error('client disconnected'));
+      if (!res.writableFinished) abort.abort(new ClientDisconnected());
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.metrics.request(appId, kind, res.statusCode, seconds);
     });
@@ -255,7 +280,7 @@ export class GraphqlHttpEndpoint {
       const compiled = await this.compileFor(executable, head, caller, app.id, params.query);
       const operation = selectOperation(compiled, params.operationName);
       kind = operation.kind;
-      if (req.method === 'GET' && operation.kind !== 'query') {
+      if (req.method !== 'POST' && operation.kind !== 'query') {
         res.setHeader('allow', 'POST');
         throw RequestRefusal.of(405, 'BAD_REQUEST', 'Mutations are sent with POST, never GET');
       }

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { RunningApp, startApp, ADMIN } from '../support/app-harness';
 
 /**
@@ -149,10 +150,55 @@ describe('Hostile REST requests', () => {
     });
     const badEncoding = await raw(run, 'POST', '/api/graphql/%E0%A4%A', body, plain);
     expect(badEncoding.body.errors[0].message).toBe('App not found');
-    expect((await raw(run, 'PUT', '/api/graphql/nowhere', body, plain)).status).toBe(404);
-    const deeper = await raw(run, 'POST', '/api/graphql/a/b', body, plain);
+    // Other methods: 405 naming the two it takes, after the key-in-URL refusal.
+    const put = await raw(run, 'PUT', '/api/graphql/nowhere', body, plain);
+    expect([put.status, put.headers.get('allow')]).toEqual([405, 'GET, POST']);
+    const putKey = await raw(run, 'PUT', '/api/graphql/nowhere?api_key=tgk_SECRET', body, plain);
+    expect(putKey.status).toBe(400);
+    expect(JSON.stringify(putKey.body)).not.toContain('SECRET');
+    // Deeper paths are no route, and the router's 404 never echoes the query string.
+    const deeper = await raw(run, 'POST', '/api/graphql/a/b?api_key=tgk_SECRET', body, plain);
     expect(deeper.status).toBe(404);
-    expect(deeper.body.errors[0].message).toMatch(/^Cannot POST/);
+    expect(deeper.body.errors[0].message).toBe('Cannot POST /api/graphql/a/b');
+    // A charset body-parser cannot read is the same 415 as any other media type.
+    const latin = await raw(run, 'POST', '/api/graphql/nowhere', body, {
+      'content-type': 'application/json; charset=latin1',
+    });
+    expect([latin.status, latin.body.errors[0].message]).toEqual([
+      415,
+      'Send the body as application/json',
+    ]);
+    // A session cookie named with a space is still a session cookie for the cross-site rule.
+    const spaced = await raw(run, 'POST', '/api/graphql/nowhere', body, {
+      'content-type': 'application/json',
+      cookie: cookie.replace('tg_session=', 'tg_session ='),
+      origin: 'https://evil.example',
+    });
+    expect(spaced.status).toBe(403);
+  });
+
+  it('serves absolute-form request targets and HEAD as Express would, over a raw socket', async () => {
+    const { port } = new URL(run.baseUrl);
+    const send = (text: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.end(text));
+        let answer = '';
+        socket.on('data', (d) => (answer += String(d)));
+        socket.on('end', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const absolute = await send(
+      `GET http://127.0.0.1:${port}/api/graphql/nowhere?api_key=tgk_SECRET HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
+    );
+    // The endpoint's own refusal of a key in the URL, not the router's 404 echoing it.
+    expect(absolute).toMatch(/^HTTP\/1\.1 400 /);
+    expect(absolute).not.toContain('SECRET');
+    const head = await send(
+      `HEAD /api/graphql/nowhere?query=%7B__typename%7D HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
+    );
+    // Read as a GET (no such app), with no body written.
+    expect(head).toMatch(/^HTTP\/1\.1 404 /);
+    expect(head.split('\r\n\r\n')[1]).toBe('');
   });
 
   it('throttles sign-in per account, with retry-after, while another account still signs in', async () => {

@@ -1,3 +1,4 @@
+import { ClientDisconnected } from '../../common/cancellation';
 import { ApolloServerErrorCode } from '@apollo/server/errors';
 import { Logger } from '@nestjs/common';
 import {
@@ -113,6 +114,14 @@ export function formatExecutionError(error: GraphQLError): GraphQLFormattedError
     // graphql-jit gives `locations: []` where graphql-js gives none (documents carry no locations).
     if (formatted.locations?.length === 0) delete (formatted as { locations?: unknown }).locations;
     return formatted;
+  }
+  if (original instanceof ClientDisconnected) {
+    // Nobody reads this answer; the client leaving is no failure of ours (not logged as one).
+    return {
+      message: 'The client closed the connection',
+      path,
+      extensions: { code: 'CLIENT_CLOSED_REQUEST' },
+    };
   }
   const e = original as Error & { code?: unknown };
   const driverCode = typeof e.code === 'string' || typeof e.code === 'number' ? ` (${e.code})` : '';

@@ -73,7 +73,7 @@ function queryOf(raw: unknown): string {
  * @throws RequestRefusal 400 `BAD_REQUEST` saying which parameter is wrong.
  */
 export function readGraphQLParams(req: ParsedRequest): GraphQLParams {
-  if (req.method === 'GET') {
+  if (req.method === 'GET' || req.method === 'HEAD') {
     const url = req.originalUrl ?? req.url ?? '';
     const search = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
     let variables: unknown;
