@@ -94,26 +94,21 @@ function targetPath(url: string): string {
   }
 }
 
-/** A GraphQL-shaped refusal of the HTTP layer (body, media type, origin), before any step. */
-function httpRefusal(status: number, code: string, message: string): RequestRefusal {
-  return RequestRefusal.of(status, code, message);
-}
-
 /**
  * The refusal for an error of body-parser's `json()` (`http-errors` with `status` and `type`):
  * never its own message, which may quote the body (and so a secret).
  */
 function bodyRefusal(error: { status?: number; type?: string }): RequestRefusal {
   if (error.status === 413) {
-    return httpRefusal(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large');
+    return RequestRefusal.of(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large');
   }
   if (error.type === 'entity.parse.failed') {
-    return httpRefusal(400, 'BAD_REQUEST', 'The request body is not valid JSON');
+    return RequestRefusal.of(400, 'BAD_REQUEST', 'The request body is not valid JSON');
   }
   // An unsupported charset or content encoding (body-parser answers 415 for both).
-  if (error.status === 415) return httpRefusal(415, 'BAD_REQUEST', MEDIA_TYPE_MESSAGE);
+  if (error.status === 415) return RequestRefusal.of(415, 'BAD_REQUEST', MEDIA_TYPE_MESSAGE);
   const status = error.status && error.status >= 400 && error.status < 500 ? error.status : 400;
-  return httpRefusal(status, 'BAD_REQUEST', 'The request body could not be read');
+  return RequestRefusal.of(status, 'BAD_REQUEST', 'The request body could not be read');
 }
 
 /**
@@ -192,27 +187,20 @@ export class GraphqlHttpEndpoint {
       if (!ENDPOINT_METHODS.has(req.method ?? '')) {
         refuseKeyInUrl(req);
         res.setHeader('allow', 'GET, POST');
-        throw httpRefusal(405, 'BAD_REQUEST', 'The GraphQL endpoint takes GET and POST');
+        throw RequestRefusal.of(405, 'BAD_REQUEST', 'The GraphQL endpoint takes GET and POST');
       }
-      if (hasBodyOtherThanJson(req)) throw httpRefusal(415, 'BAD_REQUEST', MEDIA_TYPE_MESSAGE);
-      if (isCrossSiteCookieWrite(req)) throw httpRefusal(403, 'FORBIDDEN', CROSS_SITE_MESSAGE);
+      if (hasBodyOtherThanJson(req))
+        throw RequestRefusal.of(415, 'BAD_REQUEST', MEDIA_TYPE_MESSAGE);
+      if (isCrossSiteCookieWrite(req))
+        throw RequestRefusal.of(403, 'FORBIDDEN', CROSS_SITE_MESSAGE);
       address = encodedAddress === undefined ? undefined : decodeURIComponent(encodedAddress);
       if (req.method === 'POST') await this.readBody(req, res);
       if (req.headers.cookie) await this.parseCookies(req, res);
     } catch (error) {
-      if (error instanceof DomainError) {
-        const refusal = refusalOf(error);
-        this.send(req, res, refusal.status, refusal.body);
-        return;
-      }
-      if (error instanceof URIError) {
-        // An address that is not valid percent-encoding names no app.
-        const notFound = refusalOf(new DomainError(ErrorCode.NotFound, 'App not found'));
-        this.send(req, res, notFound.status, notFound.body);
-        return;
-      }
-      if (!(error instanceof RequestRefusal)) throw error;
-      this.send(req, res, error.status, { errors: error.errors });
+      // An address that is not valid percent-encoding names no app.
+      const refusal =
+        error instanceof URIError ? new DomainError(ErrorCode.NotFound, 'App not found') : error;
+      if (!this.sendRefusal(req, res, refusal)) throw error;
       return;
     }
     const findApp =
@@ -297,16 +285,27 @@ export class GraphqlHttpEndpoint {
       );
       this.send(req, res, 200, answer);
     } catch (error) {
-      if (error instanceof RequestRefusal) {
-        this.send(req, res, error.status, { errors: error.errors });
-      } else if (error instanceof DomainError) {
-        const refusal = refusalOf(error);
-        for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
-        this.send(req, res, refusal.status, refusal.body);
-      } else {
-        throw error;
-      }
+      if (!this.sendRefusal(req, res, error)) throw error;
     }
+  }
+
+  /**
+   * Answers a refusal of any step: a `RequestRefusal` as it is, a `DomainError` through
+   * `refusalOf()` (status, headers such as `retry-after`, GraphQL error body).
+   * @returns false when `error` is neither (the caller rethrows it).
+   */
+  private sendRefusal(req: ParsedRequest, res: ServerResponse, error: unknown): boolean {
+    if (error instanceof RequestRefusal) {
+      this.send(req, res, error.status, { errors: error.errors });
+      return true;
+    }
+    if (error instanceof DomainError) {
+      const refusal = refusalOf(error);
+      for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
+      this.send(req, res, refusal.status, refusal.body);
+      return true;
+    }
+    return false;
   }
 
   /**

@@ -67,6 +67,25 @@ export function columnValue(
   return dialect.bindValue(column, node.isKey(column.name) ? keyValue(column, value) : value);
 }
 
+/**
+ * `column op value` with the value bound for the dialect ({@link columnValue}); a timestamp
+ * compares as the whole millisecond it reads as ({@link millisecondSpan}). The one comparison of
+ * filters and of the keys of `update`/`delete`.
+ * @throws DomainError INVALID_INPUT for an invalid key value.
+ */
+export function comparison(
+  node: Pick<RowNode, 'isKey'>,
+  column: ModelColumn,
+  op: CompareOp,
+  value: unknown,
+  dialect: Dialect,
+): Condition {
+  const bind = (v: unknown) => columnValue(node, column, v, dialect);
+  const span = millisecondSpan(dialect.type, column, value);
+  if (span) return spanCondition(column.name, op, bind(span.from), bind(span.to));
+  return { kind: 'compare', column: column.name, op, value: bind(value) };
+}
+
 /** What a column compared only with null holds, for the refusal of another comparison. */
 function holds(column: ModelColumn): string {
   if (column.kind === 'json') return 'JSON';
@@ -102,12 +121,7 @@ function columnCondition(
       // Other operators follow SQL: a comparison with null is never true (CONTRACT.md §6).
       out.push({ kind: 'or', items: [] });
     } else if (COMPARE_OPS.has(op)) {
-      const span = millisecondSpan(dialect.type, column, value);
-      out.push(
-        span
-          ? spanCondition(column.name, op as CompareOp, bind(span.from), bind(span.to))
-          : { kind: 'compare', column: column.name, op: op as CompareOp, value: bind(value) },
-      );
+      out.push(comparison(node, column, op as CompareOp, value, dialect));
     } else if (op === 'in' || op === 'nin') {
       out.push({
         kind: 'in',

@@ -3,7 +3,7 @@ import type { ColumnValue, Condition, Dialect, ModelColumn } from '../datasource
 import type { ModelTable } from '../platform/version-definition';
 import type { RowNode } from './api-tree';
 import { DatabaseRefusalError } from './graphql-errors';
-import { columnValue, millisecondSpan, spanCondition } from './query-planner';
+import { columnValue, comparison } from './query-planner';
 import {
   decimalOverflows,
   decimalShape,
@@ -141,20 +141,15 @@ export function primaryKeyCondition(
   const table: ModelTable = node.table;
   return {
     kind: 'and',
-    items: table.primaryKey.map((name): Condition => {
-      const column = table.columns.find((c) => c.name === name)!;
-      // A timestamp key read with milliseconds finds its row as a filter does.
-      const span = millisecondSpan(dialect.type, column, args[name]);
-      if (span) {
-        const bind = (value: unknown) => columnValue(node, column, value, dialect);
-        return spanCondition(name, 'eq', bind(span.from), bind(span.to));
-      }
-      return {
-        kind: 'compare',
-        column: name,
-        op: 'eq',
-        value: columnValue(node, column, args[name], dialect),
-      };
-    }),
+    // A timestamp key read with milliseconds finds its row as a filter does.
+    items: table.primaryKey.map((name) =>
+      comparison(
+        node,
+        table.columns.find((c) => c.name === name)!,
+        'eq',
+        args[name],
+        dialect,
+      ),
+    ),
   };
 }

@@ -1,4 +1,5 @@
 import { ApolloServerErrorCode } from '@apollo/server/errors';
+import { Logger } from '@nestjs/common';
 import {
   DocumentNode,
   FragmentDefinitionNode,
@@ -72,7 +73,7 @@ export class CompiledOperation {
     return this.expandedFields <= JIT_MAX_FIELDS;
   }
 
-  /** Whether graphql-jit was asked and could not compile the operation (logged once by the caller). */
+  /** Whether graphql-jit was asked and could not compile the operation (logged when it refused). */
   get jitRefused(): boolean {
     return this.jit === null;
   }
@@ -124,6 +125,9 @@ export class CompiledOperation {
       disablingCapturingStackErrors: true,
     });
     this.jit = isCompiledQuery(compiled) ? compiled : null;
+    // Once per cached operation: it keeps running with graphql-js.
+    if (!this.jit)
+      jitLogger.warn('graphql-jit could not compile an operation; it runs with graphql-js');
     return this.jit;
   }
 }
@@ -134,6 +138,8 @@ export class CompiledOperation {
  * ceiling allows up to 10,000 fields, run with graphql-js: their cost is their rows, not the executor.
  */
 export const JIT_MAX_FIELDS = 1_000;
+
+const jitLogger = new Logger('GraphQL');
 
 /** A query text parsed, coerced, validated and planned once for one schema. */
 export interface CompiledDocument {

@@ -135,9 +135,6 @@ export function formatExecutionError(error: GraphQLError): GraphQLFormattedError
   };
 }
 
-/** Operations graphql-jit could not compile have been logged (once each). */
-const jitRefusals = new WeakSet<CompiledOperation>();
-
 /**
  * Request step 8: runs a compiled operation and shapes the answer. The operation runs as
  * graphql-jit compiled it (once per cached operation, see `CompiledOperation.compiledQuery`);
@@ -156,10 +153,6 @@ export async function executeOperation(
   context: GatewayContext,
 ): Promise<GraphQLResponse> {
   const jit = operation.compiledQuery(schema, compiled.document);
-  if (operation.jitRefused && !jitRefusals.has(operation)) {
-    jitRefusals.add(operation);
-    logger.warn('graphql-jit could not compile an operation; it runs with graphql-js');
-  }
   const result = (
     jit
       ? await jit.query(undefined, context, variableInputs)
