@@ -177,8 +177,11 @@ describe('SQLite pool deadlines (worker threads)', () => {
   // is where a terminated thread stops: better-sqlite3 has no sqlite3_interrupt (see ADR 0005).
   it('cuts a statement that would run for minutes at the deadline while another datasource answers', async () => {
     const dialect = new SqliteDialect();
-    const slow = await dialect.open(`sqlite:${slowFile}`, LIMITS);
-    const other = await dialect.open(`sqlite:${otherFile}`, LIMITS);
+    // A pool's first statement also starts its worker thread, which on a loaded machine can take
+    // longer than 0.3 s: a deadline of 1.5 s still cuts a statement of minutes.
+    const limits = { ...LIMITS, statementTimeoutMs: 1_500 };
+    const slow = await dialect.open(`sqlite:${slowFile}`, limits);
+    const other = await dialect.open(`sqlite:${otherFile}`, limits);
     try {
       const endless = codeOf(
         slow.run({

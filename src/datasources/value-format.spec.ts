@@ -85,6 +85,32 @@ describe('formatInstant (timestamp with time zone: YYYY-MM-DDTHH:mm:ss.sssZ)', (
     expect(formatInstant('1900-01-01 12:00:00-03:06:28')).toBe('1900-01-01T15:06:28.000Z');
   });
 
+  it('gives UTC text of every valid date the same answer as a Date of it would (the fast path)', () => {
+    const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+    // Month ends of leap and common years (2000 and 2024 leap; 1900 and 2023 not), the first
+    // year the fast path takes (100), the last four-digit one, and a spread of ordinary times.
+    const days: [number, number, number][] = [];
+    for (const year of [100, 1900, 2000, 2023, 2024, 9999])
+      for (let month = 1; month <= 12; month++)
+        for (const day of [1, 28, 29, 30, 31]) days.push([year, month, day]);
+    for (const [year, month, day] of days) {
+      for (const [h, m, s, fraction] of [
+        [0, 0, 0, ''],
+        [23, 59, 59, '.999999'],
+        [12, 5, 7, '.5'],
+      ] as const) {
+        const date = new Date(
+          Date.UTC(2000, month - 1, day, h, m, s, Number(`0${fraction}`) * 1000),
+        );
+        date.setUTCFullYear(year, month - 1, day);
+        // A day the month does not have rolls over, as the general path's Date.UTC does.
+        const expected = date.toISOString();
+        const text = `${pad(year, 4)}-${pad(month)}-${pad(day)} ${pad(h)}:${pad(m)}:${pad(s)}${fraction}+00`;
+        expect([text, formatInstant(text)]).toEqual([text, expected]);
+      }
+    }
+  });
+
   it('formats a Date as its UTC instant', () => {
     expect(formatInstant(new Date(Date.UTC(2024, 0, 2, 3, 4, 5, 6)))).toBe(
       '2024-01-02T03:04:05.006Z',

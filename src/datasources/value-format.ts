@@ -21,9 +21,21 @@ export function formatLocalTimestamp(text: string): string {
   return m ? `${m[1]}T${m[2]}${m[3] ?? ':00'}${millis(m[4])}` : text;
 }
 
-/** `YYYY-MM-DD HH:mm:ss[.f…]+00` (or `Z`): an instant already in UTC. */
-const UTC_TEXT =
-  /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:\+00(?::?00)?|Z)$/;
+/** `YYYY-MM-DD HH:mm:ss[.f…]+00` (or `Z`): the shape of an instant already in UTC. */
+const UTC_TEXT = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:\+00(?::?00)?|Z)$/;
+
+/** The two ASCII digits at `at` as a number (the text's shape was already tested). */
+function twoDigits(text: string, at: number): number {
+  return (text.charCodeAt(at) - 48) * 10 + text.charCodeAt(at + 1) - 48;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Days in a month of the proleptic Gregorian calendar (JavaScript's and PostgreSQL's). */
+function daysInMonth(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1];
+}
 
 /**
  * An instant as `YYYY-MM-DDTHH:mm:ss.sssZ` (UTC). Accepts a Date or text with an offset such as
@@ -34,23 +46,30 @@ const UTC_TEXT =
 export function formatInstant(value: string | Date): string {
   if (value instanceof Date)
     return Number.isNaN(value.getTime()) ? String(value) : value.toISOString();
-  const utc = UTC_TEXT.exec(value);
-  // Fast path (profiled: the commonest text by far, as PostgreSQL sends it in a UTC session):
-  // already UTC, so only the separator, the milliseconds and the `Z` change. Only for fields
-  // that are valid in every month; anything else takes the general path below, which normalises
-  // or refuses it as before.
-  if (
-    utc &&
-    +utc[1] >= 100 &&
-    +utc[2] >= 1 &&
-    +utc[2] <= 12 &&
-    +utc[3] >= 1 &&
-    +utc[3] <= 28 &&
-    +utc[4] < 24 &&
-    +utc[5] < 60 &&
-    +utc[6] < 60
-  ) {
-    return `${utc[1]}-${utc[2]}-${utc[3]}T${utc[4]}:${utc[5]}:${utc[6]}${millis(utc[7]) || '.000'}Z`;
+  // Fast path (profiled: ~1 µs per value with a capturing regex, the largest cost of a page of
+  // timestamps): text already in UTC, as PostgreSQL sends it in a UTC session, holding a valid
+  // date and time of a year from 100 on. Only the separator, the milliseconds and the `Z`
+  // change; the result is the general path's. Anything else takes the general path below, which
+  // normalises or refuses it as before.
+  if (UTC_TEXT.test(value)) {
+    const year = twoDigits(value, 0) * 100 + twoDigits(value, 2);
+    const month = twoDigits(value, 5);
+    const day = twoDigits(value, 8);
+    if (
+      year >= 100 &&
+      month >= 1 &&
+      month <= 12 &&
+      day >= 1 &&
+      day <= daysInMonth(year, month) &&
+      twoDigits(value, 11) < 24 &&
+      twoDigits(value, 14) < 60 &&
+      twoDigits(value, 17) < 60
+    ) {
+      let end = 20;
+      while (end < 23 && value.charCodeAt(end) >= 48 && value.charCodeAt(end) <= 57) end++;
+      const fraction = value.charCodeAt(19) === 46 ? value.slice(20, end) : '';
+      return `${value.slice(0, 10)}T${value.slice(11, 19)}.${fraction.padEnd(3, '0')}Z`;
+    }
   }
   const m =
     /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?\s*(Z|([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}))?)?$/.exec(

@@ -4,6 +4,8 @@ import {
   getArgumentValues,
   type GraphQLFieldResolver,
   type GraphQLResolveInfo,
+  Kind,
+  type ValueNode,
 } from 'graphql';
 import { DomainError, ErrorCode } from '../common/domain-error';
 import type {
@@ -48,24 +50,71 @@ const MAX_BATCH = 1000;
 /** Arguments read per request (its variable values) and field occurrence (its field nodes). */
 const ARGUMENTS = new WeakMap<object, WeakMap<readonly FieldNode[], Record<string, unknown>>>();
 
+/** Marks a field occurrence whose arguments read variables, so are read per request. */
+const PER_REQUEST = Symbol('arguments read per request');
+
+/**
+ * Arguments of field occurrences that read no variable: the same in every request, so read once
+ * per occurrence of a cached operation (graphql-jit hands every request the `fieldNodes` array it
+ * compiled the occurrence with; graphql-js makes new ones per execution, which then only miss).
+ */
+const LITERAL_ARGUMENTS = new WeakMap<
+  readonly FieldNode[],
+  Record<string, unknown> | typeof PER_REQUEST
+>();
+
+/**
+ * Whether a value node is or holds a variable. Recursive: the document passed validation, whose
+ * rules recurse through the same literals (a literal too deep for them was refused at compile).
+ */
+function readsVariable(value: ValueNode): boolean {
+  if (value.kind === Kind.VARIABLE) return true;
+  if (value.kind === Kind.LIST) return value.values.some(readsVariable);
+  if (value.kind === Kind.OBJECT) return value.fields.some((f) => readsVariable(f.value));
+  return false;
+}
+
+/** Whether a field occurrence's arguments are all literals (they then never change). */
+function hasLiteralArguments(info: GraphQLResolveInfo): boolean {
+  return literalArguments(info) !== PER_REQUEST;
+}
+
+function literalArguments(info: GraphQLResolveInfo): Record<string, unknown> | typeof PER_REQUEST {
+  let args = LITERAL_ARGUMENTS.get(info.fieldNodes);
+  if (args === undefined) {
+    const node = info.fieldNodes[0];
+    const variables = (node.arguments ?? []).some((a) => readsVariable(a.value));
+    args = variables ? PER_REQUEST : readArguments(info);
+    LITERAL_ARGUMENTS.set(info.fieldNodes, args);
+  }
+  return args;
+}
+
+function readArguments(info: GraphQLResolveInfo): Record<string, unknown> {
+  const field = info.parentType.getFields()[info.fieldName];
+  return getArgumentValues(field, info.fieldNodes[0], info.variableValues);
+}
+
 /**
  * A field's arguments as graphql-js's `getArgumentValues` reads them from the field node and the
  * request's coerced variables, whichever executor called the resolver. graphql-jit builds them
  * otherwise: it writes literal values into generated code as JSON (a `Base64` literal's Buffer
  * arrives as `{type, data}`) and gives a variable left out inside a literal object or list
- * `null` where graphql-js leaves the field out. Read once per field occurrence and request (they
- * depend on nothing else), so every parent row of a navigation field shares one object: resolvers
- * never change their arguments.
+ * `null` where graphql-js leaves the field out. Arguments that read no variable are read once per
+ * field occurrence ({@link LITERAL_ARGUMENTS}); others once per field occurrence and request, so
+ * every parent row of a navigation field shares one object: resolvers never change their
+ * arguments.
  * @throws GraphQLError as `getArgumentValues` does (a non-null argument given a null variable).
  */
 function argumentsOf(info: GraphQLResolveInfo): Record<string, unknown> {
+  const literal = literalArguments(info);
+  if (literal !== PER_REQUEST) return literal;
   const variables = (info.variableValues ?? {}) as object;
   let byField = ARGUMENTS.get(variables);
   if (!byField) ARGUMENTS.set(variables, (byField = new WeakMap()));
   let args = byField.get(info.fieldNodes);
   if (!args) {
-    const field = info.parentType.getFields()[info.fieldName];
-    args = getArgumentValues(field, info.fieldNodes[0], info.variableValues);
+    args = readArguments(info);
     byField.set(info.fieldNodes, args);
   }
   return args;
@@ -78,42 +127,84 @@ function withGraphQLArguments<S, A>(
   return (source, _args, ctx, info) => resolve(source, argumentsOf(info) as A, ctx, info);
 }
 
+/**
+ * A root read's statement (null: `take: 0`, nothing to run) and the columns it reads. Planned from
+ * the arguments, the caller's scope and the dialect only, so a field occurrence whose arguments
+ * are literals, read by a caller no row rule bounds, is planned once (issue 8 item 1: the SQL of a
+ * cached operation is not built again per request). Kept per field occurrence in a WeakMap: it
+ * lives as long as the cached operation, whose document the cache charges by its text (a
+ * statement's SQL and values are bounded by that text).
+ */
+interface PlannedRead {
+  query: CompiledQuery | null;
+  columns: string[];
+}
+
+/**
+ * The planned statement of a root read for this request: the one kept for the field occurrence
+ * when {@link PlannedRead} allows, else `plan()` now (kept when it allows).
+ */
+function plannedRead(
+  kept: WeakMap<readonly FieldNode[], PlannedRead>,
+  info: GraphQLResolveInfo,
+  scope: Condition,
+  plan: () => PlannedRead,
+): PlannedRead {
+  const keep = admitsEveryRow(scope) && hasLiteralArguments(info);
+  let read = keep ? kept.get(info.fieldNodes) : undefined;
+  if (!read) {
+    read = plan();
+    if (keep) kept.set(info.fieldNodes, read);
+  }
+  return read;
+}
+
 /** `get<Base>`: one SELECT with the filter, order and page, reading only the requested columns. */
 export function getResolver(
   node: RowNode,
 ): GraphQLFieldResolver<unknown, GatewayContext, ListArgs> {
+  const kept = new WeakMap<readonly FieldNode[], PlannedRead>();
   return withGraphQLArguments(async (_source, args, ctx, info) => {
     const page = planPage(args.take, args.skip);
     const conn = await ctx.connection(node.table.datasourceId);
-    const where = planWhere(node, args.where, conn.dialect);
-    if (page.take === 0) return [];
-    const columns = selectColumns(node, info.fieldNodes, info.fragments);
-    const query = conn.dialect.compileSelect({
-      table: tableRef(node.table),
-      columns,
-      kinds: columnKinds(node.table),
-      where,
-      scope: ctx.scopes.of(node.table, conn.dialect),
-      order: planOrder(node, args.order),
-      ...page,
+    const scope = ctx.scopes.of(node.table, conn.dialect);
+    const { query, columns } = plannedRead(kept, info, scope, () => {
+      const where = planWhere(node, args.where, conn.dialect);
+      if (page.take === 0) return { query: null, columns: [] };
+      const columns = selectColumns(node, info.fieldNodes, info.fragments);
+      const query = conn.dialect.compileSelect({
+        table: tableRef(node.table),
+        columns,
+        kinds: columnKinds(node.table),
+        where,
+        scope,
+        order: planOrder(node, args.order),
+        ...page,
+      });
+      return { query, columns };
     });
+    if (!query) return [];
     return shapeRows(node.table, columns, (await conn.run(query)).rows, conn.dialect);
   });
 }
 
-/** `count<Base>`: one `SELECT COUNT(*)` with the same filter as `get<Base>`. */
+/** `count<Base>`: one `SELECT COUNT(*)` with the same filter as `get<Base>`, planned as a get is. */
 export function countResolver(
   node: RowNode,
 ): GraphQLFieldResolver<unknown, GatewayContext, { where?: FilterInput | null }> {
-  return withGraphQLArguments(async (_source, args, ctx) => {
+  const kept = new WeakMap<readonly FieldNode[], PlannedRead>();
+  return withGraphQLArguments(async (_source, args, ctx, info) => {
     const conn = await ctx.connection(node.table.datasourceId);
-    const { rows } = await conn.run(
-      conn.dialect.compileCount({
+    const scope = ctx.scopes.of(node.table, conn.dialect);
+    const { query } = plannedRead(kept, info, scope, () => ({
+      query: conn.dialect.compileCount({
         table: tableRef(node.table),
         where: planWhere(node, args.where, conn.dialect),
-        scope: ctx.scopes.of(node.table, conn.dialect),
+        scope,
       }),
-    );
+      columns: [],
+    }));
+    const { rows } = await conn.run(query!);
     return Number(rows[0]?.count ?? 0);
   });
 }

@@ -190,6 +190,25 @@ for (const dialect of SALES_DIALECTS) {
       expect(carla.countCustomers).toBe(2);
     });
 
+    it('never answers a bounded caller from the statement planned once for an unbounded one', async () => {
+      // Same audience (app users), same cached operation: olga's roles set no rule on orders,
+      // so her statement is planned once and kept; alice's rule must still apply, every time.
+      const query = '{ getOrders(order: [{id: ASC}]) { id customer_id } countOrders }';
+      const every = await data(query, asBuilder());
+      expect(every.getOrders.length).toBeGreaterThan(1);
+      for (let round = 0; round < 2; round++) {
+        const olga = await data(query, as('olga'));
+        expect(olga).toEqual(every);
+        const alice = await data(query, as('alice'));
+        expect(alice.getOrders.length).toBeGreaterThan(0);
+        expect(
+          alice.getOrders.every((o: { customer_id: unknown }) => `${o.customer_id}` === '1'),
+        ).toBe(true);
+        expect(alice.countOrders).toBe(alice.getOrders.length);
+        expect(alice.countOrders).toBeLessThan(every.countOrders);
+      }
+    });
+
     it("ANDs the caller's where with the rule", async () => {
       expect(
         (await data('{ getCustomers(where: {id: {eq: 2}}) { id } }', as('alice'))).getCustomers,
