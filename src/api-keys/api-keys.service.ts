@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { InjectRepository } from '@nestjs/typeorm';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { invalidInput, notFound } from '../common/domain-error';
 import { AppConfig } from '../config/app-config';
@@ -57,9 +57,12 @@ type CachedKey =
       rateLimitPerMinute: number;
     };
 
-/** SHA-256 of a key, hex: the only form a key is stored in. */
+/**
+ * SHA-256 of a key, hex: the only form a key is stored in. Node's one-shot `crypto.hash` (Node
+ * 20.12+): about half the cost of a `Hash` object, on every keyed request.
+ */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 const view = (k: ApiKeyEntity): ApiKeyView => ({

