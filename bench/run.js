@@ -11,7 +11,8 @@
  *
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=16 BENCH_ROUNDS=3 npm run bench
  *   Each PostgreSQL workload runs BENCH_ROUNDS times on each side, floor and service taking turns;
- *   the round with the median requests/s of each side is reported.
+ *   the round with the median requests/s of each side is reported, after BENCH_WARMUP_SECONDS (3)
+ *   of unmeasured load on each side.
  *   BENCH_POSTGRES_URL, BENCH_MYSQL_URL, BENCH_REDIS_URL override the local services.
  *   BENCH_SERVICE_LOG=<file> appends the service's output to a file.
  *   BENCH_WORKLOADS=q1,q2 runs only those workloads; BENCH_OTHERS=0 skips MariaDB and SQLite
@@ -29,6 +30,7 @@ const { createMysqlDataset, createPostgresDataset, createSqliteDataset } = requi
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS || 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 16);
 const PG = process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const MYSQL = process.env.BENCH_MYSQL_URL || 'mysql://root@127.0.0.1:3306/mysql';
@@ -338,6 +340,15 @@ async function main() {
       // requests/s is reported (this machine's speed drifts between runs of a few seconds).
       const floorRounds = [];
       const serviceRounds = [];
+      // Unmeasured warm-up of both sides (V8's optimising tiers, heap sizing, pools).
+      console.log(`${name}: warm-up (${WARMUP_SECONDS} s each)…`);
+      await load(`${floor.base}/${name}`, { method: 'GET', duration: WARMUP_SECONDS });
+      await load(pgApp.endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': pgApp.key },
+        body: JSON.stringify({ query }),
+        duration: WARMUP_SECONDS,
+      });
       for (let round = 1; round <= ROUNDS; round++) {
         console.log(`${name}: floor (round ${round} of ${ROUNDS})…`);
         floorRounds.push(await measure(`${floor.base}/${name}`, { method: 'GET' }, floor.child.pid));
@@ -380,11 +391,13 @@ async function main() {
         continue;
       }
       for (const [name, query] of Object.entries(QUERIES)) {
-        const s = await measure(o.app.endpoint, {
+        const request = {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-api-key': o.app.key },
           body: JSON.stringify({ query }),
-        }, service.pid);
+        };
+        await load(o.app.endpoint, { ...request, duration: WARMUP_SECONDS });
+        const s = await measure(o.app.endpoint, request, service.pid);
         otherRows.push(`| ${o.type} | ${name} | ${s.rps} | ${s.p50} / ${s.p99} | ${fmt(s.cpu)} | ${s.errors} errors |`);
       }
     }
@@ -396,7 +409,7 @@ async function main() {
     const lines = [
       `# Benchmark ${stamp}`,
       '',
-      `Machine: ${cpus().length} cores, node ${process.version}; PostgreSQL dataset: 10,000 customers, 1,000 products, 100,000 orders, 300,000 order lines, index orders (status, placed_at DESC, id). autocannon, ${CONNECTIONS} connections, ${SECONDS} s per workload and round; the floor and the service take turns for ${ROUNDS} rounds in one run, and each side's round with the median requests/s is shown. The service as in production: built, NODE_ENV=production, PostgreSQL metadata, Redis, a key with a high ceiling. Every answer compared with the floor's before timing.`,
+      `Machine: ${cpus().length} cores, node ${process.version}; PostgreSQL dataset: 10,000 customers, 1,000 products, 100,000 orders, 300,000 order lines, index orders (status, placed_at DESC, id). autocannon, ${CONNECTIONS} connections, ${SECONDS} s per workload and round; after ${WARMUP_SECONDS} s of unmeasured load on each side, the floor and the service take turns for ${ROUNDS} rounds in one run, and each side's round with the median requests/s is shown. The service as in production: built, NODE_ENV=production, PostgreSQL metadata, Redis, a key with a high ceiling. Every answer compared with the floor's before timing.`,
       '',
       '| workload | floor req/s | ours req/s | ours / floor | p50 / p99 ms (floor) | p50 / p99 ms (ours) | server CPU ms/req (floor / ours) | PostgreSQL CPU ms/req (floor / ours) | server + PostgreSQL CPU ms/req (floor / ours) | RSS MB under load (ours, peak) | errors (ours) | target |',
       '|---|---:|---:|---:|---|---|---|---|---|---:|---:|---|',
