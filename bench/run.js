@@ -124,7 +124,10 @@ async function startService(env) {
   const port = await freePort();
   // BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) to profile the service.
   const nodeArgs = (process.env.BENCH_NODE_ARGS || '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js'], {
+  // The V8 flags production starts with (package.json start:prod); BENCH_NODE_ARGS come after
+  // them, so a flag given there wins.
+  const prodArgs = require('../package.json').scripts['start:prod'].split(' ').filter((a) => a.startsWith('--'));
+  const child = spawn(process.execPath, [...prodArgs, ...nodeArgs, 'dist/src/main.js'], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

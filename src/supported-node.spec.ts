@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { satisfies } from 'semver';
@@ -48,5 +49,24 @@ describe(`installed packages run on Node ${SUPPORTED}`, () => {
       .filter(([, range]) => !satisfies(SUPPORTED, range, { includePrerelease: true }))
       .map(([dir, range]) => `${dir.slice(ROOT.length + 1)} (${range})`);
     expect(excluding).toEqual([]);
+  });
+});
+
+describe('the V8 flags the service starts with', () => {
+  it('are accepted by the Node that runs the tests (an unknown V8 flag stops node at start)', () => {
+    const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const flags = pkg.scripts['start:prod'].split(' ').filter((a) => a.startsWith('--'));
+    expect(flags).toEqual(['--max-semi-space-size=32', '--heap-growing-percent=50']);
+    expect(pkg.scripts.start).toContain(` ${flags.join(' ')} dist/src/main.js`);
+    const run = spawnSync(process.execPath, [...flags, '-e', 'process.stdout.write("ok")'], {
+      encoding: 'utf8',
+    });
+    expect({ status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({
+      status: 0,
+      stdout: 'ok',
+      stderr: '',
+    });
   });
 });
