@@ -56,10 +56,12 @@ const list = (from, n) => Array.from({ length: n }, (_, i) => `$${from + i}`).jo
 
 /** The per-level statements of Q2 for the page Q1_ROWS returns, as the service binds them. */
 async function q2Levels(client) {
-  const page = await client.query(
-    Q1_ROWS.sql.replace('"placed_at" FROM', '"placed_at", "customer_id" FROM'),
-    Q1_ROWS.params,
-  );
+  // Q1's page, also reading the key its customer navigation needs.
+  const orders = {
+    sql: Q1_ROWS.sql.replace('"placed_at" FROM', '"placed_at", "customer_id" FROM'),
+    params: Q1_ROWS.params,
+  };
+  const page = await client.query(orders.sql, orders.params);
   const orderIds = page.rows.map((r) => r.id);
   const customerIds = [...new Set(page.rows.map((r) => r.customer_id))];
   const lines = {
@@ -68,7 +70,7 @@ async function q2Levels(client) {
   };
   const productIds = [...new Set((await client.query(lines.sql, lines.params)).rows.map((r) => r.product_id))];
   return [
-    { sql: Q1_ROWS.sql.replace('"placed_at" FROM', '"placed_at", "customer_id" FROM'), params: Q1_ROWS.params },
+    orders,
     { sql: `SELECT "id", "name" FROM "customers" WHERE "id" IN (${list(1, customerIds.length)}) ORDER BY "id" ASC`, params: customerIds },
     lines,
     { sql: `SELECT "id", "name" FROM "products" WHERE "id" IN (${list(1, productIds.length)}) ORDER BY "id" ASC`, params: productIds },

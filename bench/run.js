@@ -281,6 +281,15 @@ async function emptyPostgresDatabase(adminUrl, name) {
   };
 }
 
+/** autocannon's request options for a GraphQL query to the service with an API key. */
+function serviceRequest(key, query) {
+  return {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify({ query }),
+  };
+}
+
 /** The round with the median requests/s (the lower middle one of an even count). */
 function medianRound(rounds) {
   const sorted = [...rounds].sort((a, b) => a.rps - b.rps);
@@ -344,23 +353,15 @@ async function main() {
       const floorRounds = [];
       const serviceRounds = [];
       // Unmeasured warm-up of both sides (V8's optimising tiers, heap sizing, pools).
+      const request = serviceRequest(pgApp.key, query);
       console.log(`${name}: warm-up (${WARMUP_SECONDS} s each)…`);
       await load(`${floor.base}/${name}`, { method: 'GET', duration: WARMUP_SECONDS });
-      await load(pgApp.endpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': pgApp.key },
-        body: JSON.stringify({ query }),
-        duration: WARMUP_SECONDS,
-      });
+      await load(pgApp.endpoint, { ...request, duration: WARMUP_SECONDS });
       for (let round = 1; round <= ROUNDS; round++) {
         console.log(`${name}: floor (round ${round} of ${ROUNDS})…`);
         floorRounds.push(await measure(`${floor.base}/${name}`, { method: 'GET' }, floor.child.pid));
         console.log(`${name}: service (round ${round} of ${ROUNDS})…`);
-        serviceRounds.push(await measure(pgApp.endpoint, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': pgApp.key },
-          body: JSON.stringify({ query }),
-        }, service.pid));
+        serviceRounds.push(await measure(pgApp.endpoint, request, service.pid));
       }
       const s = medianRound(serviceRounds);
       // RSS under load: the service's highest over every round of the workload.
@@ -394,11 +395,7 @@ async function main() {
         continue;
       }
       for (const [name, query] of Object.entries(QUERIES)) {
-        const request = {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': o.app.key },
-          body: JSON.stringify({ query }),
-        };
+        const request = serviceRequest(o.app.key, query);
         await load(o.app.endpoint, { ...request, duration: WARMUP_SECONDS });
         const s = await measure(o.app.endpoint, request, service.pid);
         otherRows.push(`| ${o.type} | ${name} | ${s.rps} | ${s.p50} / ${s.p99} | ${fmt(s.cpu)} | ${s.errors} errors |`);

@@ -68,7 +68,7 @@ export function formatInstant(value: string | Date): string {
       let end = 20;
       while (end < 23 && value.charCodeAt(end) >= 48 && value.charCodeAt(end) <= 57) end++;
       const fraction = value.charCodeAt(19) === 46 ? value.slice(20, end) : '';
-      return `${value.slice(0, 10)}T${value.slice(11, 19)}.${fraction.padEnd(3, '0')}Z`;
+      return `${value.slice(0, 10)}T${value.slice(11, 19)}${millis(fraction) || '.000'}Z`;
     }
   }
   const m =
