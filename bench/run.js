@@ -417,7 +417,7 @@ async function main() {
         `| ${LABELS[name]} | ${f.rps} | ${s.rps} | ${ratio(s.rps, f.rps)} | ${f.p50} / ${f.p99} | ${s.p50} / ${s.p99} | ${fmt(f.cpu)} / ${fmt(s.cpu)} (${ratio(s.cpu, f.cpu)}×) | ${fmt(f.pgCpu)} / ${fmt(s.pgCpu)} | ${fmt(f.cpu + f.pgCpu)} / ${fmt(s.cpu + s.pgCpu)} (${ratio(s.cpu + s.pgCpu, f.cpu + f.pgCpu)}×) | ${s.rss} | ${s.errors} | ${target(name, s, f) ? 'met' : 'missed'} |`,
       ),
       '',
-      `Server CPU per request on Q1: ${ratio(q1.s.cpu, q1.f.cpu)}× the floor's (target ≤ 2.5×: ${q1.s.cpu / q1.f.cpu <= 2.5 ? 'met' : 'missed'}); server + PostgreSQL CPU ${ratio(q1.s.cpu + q1.s.pgCpu, q1.f.cpu + q1.f.pgCpu)}× (the floor's PostgreSQL builds its JSON, docs/adr/0011). Service peak RSS (VmHWM, whole run so far): ${rss} MB (target < 300 MB: ${rss < 300 ? 'met' : 'missed'}).`,
+      `${q1 ? `Server CPU per request on Q1: ${ratio(q1.s.cpu, q1.f.cpu)}× the floor's (target ≤ 2.5×: ${q1.s.cpu / q1.f.cpu <= 2.5 ? 'met' : 'missed'}); server + PostgreSQL CPU ${ratio(q1.s.cpu + q1.s.pgCpu, q1.f.cpu + q1.f.pgCpu)}× (the floor's PostgreSQL builds its JSON, docs/adr/0011). ` : ''}Service peak RSS (VmHWM, whole run so far): ${rss} MB (target < 300 MB: ${rss < 300 ? 'met' : 'missed'}).`,
       '',
       '## Schema build (in process, VersionTypes + published schema + validateSchema)',
       '',
