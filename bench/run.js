@@ -16,7 +16,8 @@
  *   BENCH_POSTGRES_URL, BENCH_MYSQL_URL, BENCH_REDIS_URL override the local services.
  *   BENCH_SERVICE_LOG=<file> appends the service's output to a file.
  *   BENCH_WORKLOADS=q1,q2 runs only those workloads; BENCH_OTHERS=0 skips MariaDB and SQLite
- *   (for profiling one workload with BENCH_NODE_ARGS).
+ *   (for profiling one workload with BENCH_NODE_ARGS, which the floor gets too).
+ *   `npm run bench:cpu` (bench/cpu-breakdown.js) records both sides of Q1 with Linux `perf`.
  */
 require('reflect-metadata');
 const autocannon = require('autocannon');
@@ -152,7 +153,9 @@ async function startService(env) {
 
 async function startFloor(url) {
   const port = await freePort();
-  const child = fork(join(__dirname, 'floor.js'), [url, String(port)], { stdio: 'ignore' });
+  // BENCH_NODE_ARGS apply to the floor too, so a profile of both sides is made the same way.
+  const execArgv = (process.env.BENCH_NODE_ARGS || '').split(' ').filter(Boolean);
+  const child = fork(join(__dirname, 'floor.js'), [url, String(port)], { stdio: 'ignore', execArgv });
   await new Promise((resolve) => child.once('message', resolve));
   return { child, base: `http://127.0.0.1:${port}` };
 }
@@ -358,9 +361,9 @@ async function main() {
       await load(`${floor.base}/${name}`, { method: 'GET', duration: WARMUP_SECONDS });
       await load(pgApp.endpoint, { ...request, duration: WARMUP_SECONDS });
       for (let round = 1; round <= ROUNDS; round++) {
-        console.log(`${name}: floor (round ${round} of ${ROUNDS})…`);
+        console.log(`${name}: floor (round ${round} of ${ROUNDS}, pid ${floor.child.pid})…`);
         floorRounds.push(await measure(`${floor.base}/${name}`, { method: 'GET' }, floor.child.pid));
-        console.log(`${name}: service (round ${round} of ${ROUNDS})…`);
+        console.log(`${name}: service (round ${round} of ${ROUNDS}, pid ${service.pid})…`);
         serviceRounds.push(await measure(pgApp.endpoint, request, service.pid));
       }
       const s = medianRound(serviceRounds);
