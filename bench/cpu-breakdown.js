@@ -102,7 +102,8 @@ async function main() {
   if (code !== 0) throw new Error(`bench/run.js exited with ${code}`);
   // The Q1 row: "| label | floor req/s | ours | ratio | p (floor) | p (ours) | cpu floor / ours (x) | …".
   const row = output.split('\n').find((l) => l.startsWith('| Q1'));
-  const cpu = /\| ([\d.]+) \/ ([\d.]+) \(/.exec(row);
+  const cpu = row && /\| ([\d.]+) \/ ([\d.]+) \(/.exec(row);
+  if (!cpu) throw new Error('bench/run.js printed no Q1 row with CPU per request');
   const cpuMs = { floor: Number(cpu[1]), service: Number(cpu[2]) };
   const sides = {};
   for (const { side, file, map } of await Promise.all(recordings)) {
@@ -110,6 +111,7 @@ async function main() {
     rmSync(map, { force: true });
   }
   rmSync(dir, { recursive: true, force: true });
+  if (!sides.floor || !sides.service) throw new Error('perf recorded only one side (was a round too short?)');
 
   const names = [...new Set([...sides.floor.counts.keys(), ...sides.service.counts.keys()])];
   const share = (side, name) => (sides[side].counts.get(name) ?? 0) / sides[side].total;
