@@ -295,7 +295,7 @@ export class GraphqlHttpEndpoint {
         executable.schema,
         compiled,
         operation,
-        variables.inputs,
+        variables,
         context,
       );
       this.send(req, res, 200, answer);

@@ -141,9 +141,9 @@ describe('DocumentCache', () => {
       const text = `{ a${i}: countOrders }`;
       cache.compile('s1', compile(text), text);
     }
-    // 60,000 bytes hold a handful of small entries (8 KB + 32 bytes per character + 4,352 bytes per
-    // expanded field each).
-    expect(cache.size).toBeLessThan(6);
+    // 60,000 bytes hold six such entries (8 KB + 32 bytes per character + 256 bytes per expanded
+    // field each, ~9 KB) before graphql-jit compiles any.
+    expect(cache.size).toBe(6);
     cache.dropSchema('s1');
     expect(cache.size).toBe(0);
   });
@@ -220,13 +220,13 @@ describe('executeOperation with graphql-jit', () => {
   async function run(text: string, operationName?: string, variables = {}) {
     const compiled = compileDocument(jitSchema, text, LIMITS, false);
     const operation = selectOperation(compiled, operationName);
-    const { inputs } = coerceRequestVariables(jitSchema, operation, variables);
-    const ours = await executeOperation(jitSchema, compiled, operation, inputs, context);
+    const coerced = coerceRequestVariables(jitSchema, operation, variables);
+    const ours = await executeOperation(jitSchema, compiled, operation, coerced, context);
     const theirs = await execute({
       schema: jitSchema,
       document: compiled.document,
       operationName,
-      variableValues: inputs,
+      variableValues: coerced.inputs,
     });
     return { ours, theirs };
   }
@@ -243,33 +243,93 @@ describe('executeOperation with graphql-jit', () => {
     expect((await run(text, 'B')).ours.data).toEqual({ getOrders: [{ id: '1' }, { id: '2' }] });
   });
 
-  it('runs an operation over JIT_MAX_FIELDS expanded fields with graphql-js, and charges the cache for the code of one it compiles', async () => {
+  it('runs an operation over JIT_MAX_FIELDS expanded fields with graphql-js', async () => {
     const fragment = `fragment F on Order { ${'id total '.repeat(6)} }`;
-    const aliases = (n: number) =>
-      Array.from({ length: n }, (_, i) => `a${i}: getOrders { ...F }`).join(' ');
-    const large = `{ ${aliases(90)} } ${fragment}`;
-    const small = `{ ${aliases(2)} } ${fragment}`;
-    const [big] = compileDocument(jitSchema, large, LIMITS, false).operations;
+    const aliases = Array.from({ length: 90 }, (_, i) => `a${i}: getOrders { ...F }`).join(' ');
+    const large = `{ ${aliases} } ${fragment}`;
+    const compiled = compileDocument(jitSchema, large, LIMITS, false);
+    const [big] = compiled.operations;
     expect(big.expandedFields).toBe(90 * 13);
     expect(big.expandedFields).toBeGreaterThan(JIT_MAX_FIELDS);
     expect(big.jitEligible).toBe(false);
     const { ours, theirs } = await run(large);
     expect(ours.data).toEqual(theirs.data);
-    expect(
-      big.compiledQuery(jitSchema, compileDocument(jitSchema, large, LIMITS, false).document),
-    ).toBeNull();
+    expect(compiled.compiledQuery(jitSchema, big)).toBeNull();
     expect(big.jitRefused).toBe(false);
-    // The same fields in a jit-eligible operation cost the cache 4 KB each more.
-    const compiledSmall = compileDocument(jitSchema, small, LIMITS, false);
-    const plainSmall = compileDocument(
-      jitSchema,
-      small.replace('{ a0', '{ x: __typename a0'),
-      LIMITS,
-      false,
-    );
-    expect(compiledSmall.operations[0].jitEligible).toBe(true);
-    expect(compiledSmall.bytes).toBeGreaterThanOrEqual(2 * 13 * 4096);
-    expect(plainSmall.bytes).toBeGreaterThan(compiledSmall.bytes);
+    expect(big.codeBytes).toBe(0);
+  });
+
+  it('charges graphql-jit code to the cached document as it is compiled, and the cache weighs it again', () => {
+    const fields = 'id total '.repeat(20);
+    const text = (n: number) =>
+      `{ ${Array.from({ length: n }, (_, i) => `a${i}: getOrders { ${fields} }`).join(' ')} }`;
+    const compile = (n: number) => () => compileDocument(jitSchema, text(n), LIMITS, false);
+    // What the two documents hold once compiled, measured on copies outside the cache.
+    const [smallCopy, bigCopy] = [compile(2)(), compile(24)()];
+    const planned = smallCopy.bytes + bigCopy.bytes;
+    smallCopy.compiledQuery(jitSchema, smallCopy.operations[0]);
+    bigCopy.compiledQuery(jitSchema, bigCopy.operations[0]);
+    // graphql-jit's generated code, three bytes a character (measured up to two).
+    expect(smallCopy.operations[0].codeBytes).toBeGreaterThan(1_000);
+    // A bound that holds both planned, and each compiled, but not both compiled.
+    const cache = new DocumentCache(smallCopy.bytes + bigCopy.bytes - 1);
+    expect(planned).toBeLessThan(smallCopy.bytes + bigCopy.bytes - 1);
+    const small = cache.compile('s', compile(2), 'a');
+    const before = small.bytes;
+    small.compiledQuery(jitSchema, small.operations[0]);
+    expect(small.bytes).toBe(before + small.operations[0].codeBytes);
+    const big = cache.compile('s', compile(24), 'b');
+    expect(cache.size).toBe(2);
+    big.compiledQuery(jitSchema, big.operations[0]);
+    // Compiling the big one made the cache drop the least recently used (the small one).
+    expect(cache.size).toBe(1);
+    expect(
+      cache.compile(
+        's',
+        () => {
+          throw new Error('b was dropped');
+        },
+        'b',
+      ),
+    ).toBe(big);
+  });
+
+  it('runs operations whose variables are of a self-referencing input type (graphql-jit issues 81 and 175)', async () => {
+    const recursive = buildSchema(`
+      type Query { echo(where: Filter, take: Int = 7, ids: [ID!]): String }
+      input Filter { id: IDOps, and: [Filter!], or: [Filter!], not: Filter }
+      input IDOps { eq: ID, in: [ID!] }
+    `);
+    recursive.getQueryType()!.getFields().echo.resolve = (_s, _a, _c, info) =>
+      JSON.stringify(info.variableValues);
+    const text = `query Q($w: Filter, $v: Filter!, $t: Int = 3, $ids: [ID!], $skip: Boolean!) {
+      echo(where: $w, take: $t, ids: $ids) @skip(if: $skip)
+      again: echo(where: {or: [$v, {id: {eq: 9}}]})
+    }`;
+    const compiled = compileDocument(recursive, text, LIMITS, false);
+    const operation = selectOperation(compiled, undefined);
+    const variables = coerceRequestVariables(recursive, operation, {
+      w: { and: [{ id: { eq: 5 } }, { not: { id: { in: [1, '2'] } } }] },
+      v: { id: { eq: 6 } },
+      ids: 4,
+      skip: false,
+    });
+    const answer = await executeOperation(recursive, compiled, operation, variables, context);
+    // graphql-jit compiled it (no fallback) and saw the values graphql-js coerced, defaults applied.
+    expect(operation.jitRefused).toBe(false);
+    expect(operation.codeBytes).toBeGreaterThan(0);
+    const seen = {
+      w: { and: [{ id: { eq: '5' } }, { not: { id: { in: ['1', '2'] } } }] },
+      v: { id: { eq: '6' } },
+      t: 3,
+      ids: ['4'],
+      skip: false,
+    };
+    expect(answer).toEqual({ data: { echo: JSON.stringify(seen), again: JSON.stringify(seen) } });
+    const skipped = coerceRequestVariables(recursive, operation, { v: {}, skip: true });
+    expect(await executeOperation(recursive, compiled, operation, skipped, context)).toEqual({
+      data: { again: JSON.stringify({ v: {}, t: 3, skip: true }) },
+    });
   });
 
   it('answers errors as graphql-js does: path, null propagation, no empty locations', async () => {

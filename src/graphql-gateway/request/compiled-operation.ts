@@ -12,7 +12,7 @@ import {
   specifiedRules,
   validate,
 } from 'graphql';
-import { compileQuery, CompiledQuery, isCompiledQuery } from 'graphql-jit';
+import type { CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import { coerceDocument } from '../input-coercion';
 import {
@@ -23,6 +23,7 @@ import {
   RequestCost,
 } from './operation-cost';
 import { operationShapes, shapeViolations } from './document-shape';
+import { compileWithJit } from './jit-compile';
 
 /** A refusal of the whole request before execution: HTTP status and GraphQL errors (no `data`). */
 export class RequestRefusal extends Error {
@@ -54,6 +55,8 @@ export class CompiledOperation {
   private staticCost: RequestCost | Error | undefined;
   /** The graphql-jit compilation once made; `null` when graphql-jit refused the operation. */
   private jit: CompiledQuery | null | undefined;
+  /** Heap held by graphql-jit's code for this operation, in bytes (0 until compiled). */
+  codeBytes = 0;
 
   /**
    * @param expandedFields the fields the operation selects with fragments expanded
@@ -106,71 +109,109 @@ export class CompiledOperation {
 
   /**
    * The operation compiled to JavaScript by graphql-jit, or null when graphql-js's `execute` runs
-   * it. graphql-jit compiles an operation at its first execution (a document refused by the
-   * per-request checks never pays for it) and only one of at most {@link JIT_MAX_FIELDS} expanded
-   * fields (compiling costs ~30 µs and ~4 KB per expanded field, measured); the compilation is
-   * kept with the operation, so with the cached document. graphql-jit writes its
-   * `@skip`/`@include` bookkeeping into the AST nodes it compiles, so it compiles a private copy of
-   * `document`: another operation of the same document (sharing its fragments) is compiled apart.
-   * Path-based `@skip`/`@include` (the option graphql-jit's default gets wrong for a fragment
-   * spread twice under different directives).
+   * it. Compiled at the operation's first execution (a document refused by the per-request checks
+   * never pays for it), only when at most {@link JIT_MAX_FIELDS} expanded fields, and kept with the
+   * operation, so with the cached document. Call the result with the variables graphql-js coerced
+   * (`coerceRequestVariables().values`): graphql-jit parses no variable (`compileWithJit`).
+   * Prefer `CompiledDocument.compiledQuery`, which charges the code to the document's bytes.
    * @param document the coerced document this operation belongs to.
    * @returns the compiled query, or null: too large, or refused by graphql-jit ({@link jitRefused}).
    */
   compiledQuery(schema: GraphQLSchema, document: DocumentNode): CompiledQuery | null {
     if (this.jit !== undefined) return this.jit;
     if (!this.jitEligible) return null;
-    const compiled = compileQuery(schema, structuredClone(document), this.node.name?.value, {
-      useExperimentalPathBasedSkipInclude: true,
-      disablingCapturingStackErrors: true,
-    });
-    this.jit = isCompiledQuery(compiled) ? compiled : null;
-    // Once per cached operation: it keeps running with graphql-js.
-    if (!this.jit)
+    const compiled = compileWithJit(schema, document, this.node);
+    this.jit = compiled?.query ?? null;
+    if (compiled) {
+      this.codeBytes =
+        compiled.codeCharacters === undefined
+          ? this.expandedFields * JIT_BYTES_PER_EXPANDED_FIELD
+          : compiled.codeCharacters * JIT_BYTES_PER_CODE_CHARACTER;
+    } else {
+      // Once per cached operation: it keeps running with graphql-js.
       jitLogger.warn('graphql-jit could not compile an operation; it runs with graphql-js');
+    }
     return this.jit;
   }
 }
 
 /**
- * The largest operation graphql-jit compiles, in expanded fields: ~30 ms of compiling and ~4 MB of
- * code at most (measured, ~30 µs and ~3.7 KB per field). Larger operations, which the token
- * ceiling allows up to 10,000 fields, run with graphql-js: their cost is their rows, not the executor.
+ * The largest operation graphql-jit compiles, in expanded fields: ~30–100 ms of compiling and
+ * ~2 MB of code at most (measured, ~30–100 µs and ~1.8 KB per field). Larger operations, which
+ * the token ceiling allows up to 10,000 fields, run with graphql-js: their cost is their rows, not
+ * the executor.
  */
 export const JIT_MAX_FIELDS = 1_000;
 
+/**
+ * Heap held per character of the code graphql-jit generates for an operation (its source text and
+ * what V8 compiles from it once run): measured 0.2–2.0 bytes (200 small to 10 large operations
+ * compiled and run once, heap after a full collection), charged at 3.
+ */
+const JIT_BYTES_PER_CODE_CHARACTER = 3;
+/** The charge per expanded field when graphql-jit does not report its code size (measured ≤ 1.8 KB). */
+const JIT_BYTES_PER_EXPANDED_FIELD = 4096;
+
 const jitLogger = new Logger('GraphQL');
 
-/** A query text parsed, coerced, validated and planned once for one schema. */
-export interface CompiledDocument {
-  /** The coerced document graphql-js executes. */
-  document: DocumentNode;
-  operations: CompiledOperation[];
-  /** Estimated memory held by this entry, in bytes (the cache's size measure). */
-  bytes: number;
+/**
+ * A query text parsed, coerced, validated and planned once for one schema, with the memory it
+ * holds: charged when it is made (its text, AST and field plans) and again as graphql-jit compiles
+ * each of its operations, so the document cache's bound counts what is really held.
+ */
+export class CompiledDocument {
+  /** Told when the bytes grow: the cache holding the document weighs it again. */
+  private onGrowth: (() => void) | undefined;
+
+  /**
+   * @param document the coerced document graphql-js and graphql-jit execute.
+   * @param planBytes the memory held before any operation is compiled to code (see
+   * {@link documentBytes}).
+   */
+  constructor(
+    readonly document: DocumentNode,
+    readonly operations: CompiledOperation[],
+    private readonly planBytes: number,
+  ) {}
+
+  /** Memory held by this entry, in bytes (the document cache's size measure). */
+  get bytes(): number {
+    let bytes = this.planBytes;
+    for (const operation of this.operations) bytes += operation.codeBytes;
+    return bytes;
+  }
+
+  /** Called by the cache that keeps this document: `weigh` runs whenever {@link bytes} grows. */
+  heldBy(weigh: () => void): void {
+    this.onGrowth = weigh;
+  }
+
+  /**
+   * One operation's graphql-jit compilation (`CompiledOperation.compiledQuery`), its code charged
+   * to this document as it is made.
+   */
+  compiledQuery(schema: GraphQLSchema, operation: CompiledOperation): CompiledQuery | null {
+    const before = operation.codeBytes;
+    const query = operation.compiledQuery(schema, this.document);
+    if (operation.codeBytes !== before) this.onGrowth?.();
+    return query;
+  }
 }
 
 /**
- * The memory a cached document holds, in bytes: its AST without locations, the coerced copy, the
- * field plans, and graphql-jit's code for each operation it may compile. Charged when the document
- * is cached (before graphql-jit compiles), so the cache's bound holds whatever runs later. Measured
- * (heap delta per cached document, 100 documents each, bench-style schema): graphql-js's share
- * 12–270 KB for 120–4,200 characters and 11–760 expanded fields, bounded by
- * {@link documentBytes}' 32 per character + 256 per field + 8 KB; graphql-jit's ~2.9–3.7 KB per
- * expanded field, bounded by 4 KB per field.
+ * The memory a compiled document holds before graphql-jit compiles any of its operations, in
+ * bytes: its AST without locations, the coerced copy and the field plans. Measured (heap delta
+ * per cached document, 100 documents each, bench-style schema): 12–270 KB for 120–4,200
+ * characters and 11–760 expanded fields, bounded by 32 per character + 256 per field + 8 KB.
  */
 const BYTES_PER_TEXT_CHARACTER = 32;
 const BYTES_PER_EXPANDED_FIELD = 256;
-const JIT_BYTES_PER_EXPANDED_FIELD = 4096;
 const ENTRY_OVERHEAD_BYTES = 8192;
 
-/** The cache size of a compiled document of `text` with these operations (see above). */
+/** The plan bytes of a compiled document of `text` with these operations (see above). */
 function documentBytes(text: string, operations: CompiledOperation[]): number {
   let bytes = ENTRY_OVERHEAD_BYTES + text.length * BYTES_PER_TEXT_CHARACTER;
-  for (const operation of operations) {
-    bytes += operation.expandedFields * BYTES_PER_EXPANDED_FIELD;
-    if (operation.jitEligible) bytes += operation.expandedFields * JIT_BYTES_PER_EXPANDED_FIELD;
-  }
+  for (const operation of operations) bytes += operation.expandedFields * BYTES_PER_EXPANDED_FIELD;
   return bytes;
 }
 
@@ -258,7 +299,7 @@ export function compileDocument(
       const expanded = shapes.get(node.name?.value ?? '')?.fields ?? 0;
       return new CompiledOperation(node, fields, rootNames, expanded);
     });
-  return { document, operations, bytes: documentBytes(text, operations) };
+  return new CompiledDocument(document, operations, documentBytes(text, operations));
 }
 
 /** Every root field name an operation selects, fragments expanded, introspection included. */
@@ -337,8 +378,18 @@ export class DocumentCache {
     const key = `${schemaKey}\n${text}`;
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = compile();
-      if (entry.bytes <= this.entries.maxSize) this.entries.set(key, entry);
+      const made = compile();
+      entry = made;
+      if (made.bytes <= this.entries.maxSize) {
+        this.entries.set(key, made);
+        // Set again to be weighed again (lru-cache weighs a value only when it is new for the key);
+        // the least recently used make room, and an entry now over the whole bound is dropped.
+        made.heldBy(() => {
+          if (this.entries.peek(key) !== made) return;
+          this.entries.delete(key);
+          if (made.bytes <= this.entries.maxSize) this.entries.set(key, made);
+        });
+      }
     }
     return entry;
   }

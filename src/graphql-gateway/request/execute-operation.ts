@@ -53,7 +53,7 @@ export function nestingDepth(value: unknown, limit: number): number {
  * JSON values, then GraphQL's own coercion against the operation's variable definitions (defaults
  * applied, so a default `take` counts like a sent one).
  * @returns `inputs`, what graphql-js's `execute` takes, and `values`, the coerced values the
- * per-request checks read.
+ * per-request checks and graphql-jit's compiled queries read.
  * @throws RequestRefusal 400 `BAD_USER_INPUT` with every problem, or when the variables nest
  * deeper than `maxDepth`.
  */
@@ -62,7 +62,7 @@ export function coerceRequestVariables(
   operation: CompiledOperation,
   variables: Record<string, unknown>,
   maxDepth = MAX_VARIABLE_DEPTH,
-): { inputs: Record<string, unknown>; values: Record<string, unknown> } {
+): RequestVariables {
   const depth = nestingDepth(variables, maxDepth);
   if (depth > maxDepth) {
     throw RequestRefusal.of(
@@ -135,32 +135,38 @@ export function formatExecutionError(error: GraphQLError): GraphQLFormattedError
   };
 }
 
+/** The request's variables as `coerceRequestVariables` returned them. */
+export interface RequestVariables {
+  /** After the contract's coercion, before GraphQL's: what graphql-js's `execute` takes. */
+  inputs: Record<string, unknown>;
+  /** Coerced by graphql-js (`getVariableValues`): what graphql-jit's compiled queries take. */
+  values: Record<string, unknown>;
+}
+
 /**
  * Request step 8: runs a compiled operation and shapes the answer. The operation runs as
- * graphql-jit compiled it (once per cached operation, see `CompiledOperation.compiledQuery`);
- * one over `JIT_MAX_FIELDS` expanded fields, or one graphql-jit cannot compile, runs with
- * graphql-js's `execute` on the cached document. Neither
- * parses or validates again. When the request's budget ran out, the answer is that one refusal
- * (the cancelled statements' errors say nothing more).
- * @param variableInputs the variables as `coerceRequestVariables` returned them in `inputs` (the
- * executor coerces them to the operation's types again, as graphql-js's `execute` did).
+ * graphql-jit compiled it (once per cached operation, see `CompiledDocument.compiledQuery`), with
+ * the variables graphql-js coerced: graphql-jit parses none itself (ADR 0010). One over
+ * `JIT_MAX_FIELDS` expanded fields, or one graphql-jit cannot compile, runs with graphql-js's
+ * `execute` on the cached document. Neither parses or validates again. When the request's budget
+ * ran out, the answer is that one refusal (the cancelled statements' errors say nothing more).
  */
 export async function executeOperation(
   schema: GraphQLSchema,
   compiled: CompiledDocument,
   operation: CompiledOperation,
-  variableInputs: Record<string, unknown>,
+  variables: RequestVariables,
   context: GatewayContext,
 ): Promise<GraphQLResponse> {
-  const jit = operation.compiledQuery(schema, compiled.document);
+  const jit = compiled.compiledQuery(schema, operation);
   const result = (
     jit
-      ? await jit.query(undefined, context, variableInputs)
+      ? await jit.query(undefined, context, variables.values)
       : await execute({
           schema,
           document: compiled.document,
           operationName: operation.node.name?.value,
-          variableValues: variableInputs,
+          variableValues: variables.inputs,
           contextValue: context,
         })
   ) as ExecutionResult;
