@@ -13,6 +13,8 @@
  *   Each PostgreSQL workload runs BENCH_ROUNDS times on each side, floor and service taking turns;
  *   the round with the median requests/s of each side is reported, after BENCH_WARMUP_SECONDS (3)
  *   of unmeasured load on each side.
+ *   BENCH_FORM=variables (default: arguments as declared variables, as clients send them) or
+ *   literal (arguments written into the document).
  *   BENCH_POSTGRES_URL, BENCH_MYSQL_URL, BENCH_REDIS_URL override the local services.
  *   BENCH_SERVICE_LOG=<file> appends the service's output to a file.
  *   BENCH_WORKLOADS=q1,q2 runs only those workloads; BENCH_OTHERS=0 skips MariaDB and SQLite
@@ -40,13 +42,39 @@ const WORKLOADS = (process.env.BENCH_WORKLOADS || 'q1,q2,q3').split(',');
 const OTHERS = process.env.BENCH_OTHERS !== '0';
 const TICK_MS = 10; // CLK_TCK = 100 on Linux
 
+const FORM = process.env.BENCH_FORM || 'variables';
+if (FORM !== 'variables' && FORM !== 'literal') throw new Error('BENCH_FORM is variables or literal');
 const FILTER = '{status: {eq: "shipped"}, total: {gt: 100}}';
 const PAGE = `where: ${FILTER}, order: [{placed_at: DESC}], take: 50, skip: 100`;
-const QUERIES = {
-  q1: `{ getOrders(${PAGE}) { id status total placed_at } }`,
-  q2: `{ getOrders(${PAGE}) { id status total placed_at customer { id name } order_lines(take: 10) { id quantity product { id name } } } }`,
-  q3: `{ countOrders(where: ${FILTER}) }`,
-};
+const ORDER_FIELDS = 'id status total placed_at';
+const Q2_FIELDS = `${ORDER_FIELDS} customer { id name } order_lines(take: 10) { id quantity product { id name } }`;
+/**
+ * The workloads' request bodies. `variables` (the default) sends the arguments as Apollo Client,
+ * urql and codegen clients do: declared variables with JSON values (issue 21); `literal` writes
+ * them into the document.
+ */
+const WHERE = { status: { eq: 'shipped' }, total: { gt: 100 } };
+const PAGE_VARIABLES = { where: WHERE, order: [{ placed_at: 'DESC' }], take: 50, skip: 100 };
+const PAGE_DEFINITIONS = '$where: OrdersFilter, $order: [OrdersOrder!], $take: Int, $skip: Int';
+const PAGE_ARGUMENTS = 'where: $where, order: $order, take: $take, skip: $skip';
+const QUERIES =
+  FORM === 'literal'
+    ? {
+        q1: { query: `{ getOrders(${PAGE}) { ${ORDER_FIELDS} } }` },
+        q2: { query: `{ getOrders(${PAGE}) { ${Q2_FIELDS} } }` },
+        q3: { query: `{ countOrders(where: ${FILTER}) }` },
+      }
+    : {
+        q1: {
+          query: `query Q1(${PAGE_DEFINITIONS}) { getOrders(${PAGE_ARGUMENTS}) { ${ORDER_FIELDS} } }`,
+          variables: PAGE_VARIABLES,
+        },
+        q2: {
+          query: `query Q2(${PAGE_DEFINITIONS}, $lines: Int) { getOrders(${PAGE_ARGUMENTS}) { ${Q2_FIELDS.replace('take: 10', 'take: $lines')} } }`,
+          variables: { ...PAGE_VARIABLES, lines: 10 },
+        },
+        q3: { query: 'query Q3($where: OrdersFilter) { countOrders(where: $where) }', variables: { where: WHERE } },
+      };
 const LABELS = {
   q1: 'Q1: 50 shipped orders over 100, newest first, skip 100',
   q2: 'Q2: Q1 + customer and lines with product',
@@ -214,11 +242,12 @@ async function measure(target, request, pid) {
   };
 }
 
-async function graphql(endpoint, key, query) {
+/** One GraphQL request (`body`: `{query, variables?}`) to the service with an API key. */
+async function graphql(endpoint, key, body) {
   const res = await fetch(endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': key },
-    body: JSON.stringify({ query }),
+    body: JSON.stringify(body),
   });
   return res.json();
 }
@@ -284,12 +313,12 @@ async function emptyPostgresDatabase(adminUrl, name) {
   };
 }
 
-/** autocannon's request options for a GraphQL query to the service with an API key. */
-function serviceRequest(key, query) {
+/** autocannon's request options for a GraphQL request (`{query, variables?}`) with an API key. */
+function serviceRequest(key, body) {
   return {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': key },
-    body: JSON.stringify({ query }),
+    body: JSON.stringify(body),
   };
 }
 
@@ -412,7 +441,7 @@ async function main() {
     const lines = [
       `# Benchmark ${stamp}`,
       '',
-      `Machine: ${cpus().length} cores, node ${process.version}; PostgreSQL dataset: 10,000 customers, 1,000 products, 100,000 orders, 300,000 order lines, index orders (status, placed_at DESC, id). autocannon, ${CONNECTIONS} connections, ${SECONDS} s per workload and round; after ${WARMUP_SECONDS} s of unmeasured load on each side, the floor and the service take turns for ${ROUNDS} rounds in one run, and each side's round with the median requests/s is shown. The service as in production: built, NODE_ENV=production, PostgreSQL metadata, Redis, a key with a high ceiling. Every answer compared with the floor's before timing.`,
+      `Machine: ${cpus().length} cores, node ${process.version}; PostgreSQL dataset: 10,000 customers, 1,000 products, 100,000 orders, 300,000 order lines, index orders (status, placed_at DESC, id). autocannon, ${CONNECTIONS} connections, ${SECONDS} s per workload and round; after ${WARMUP_SECONDS} s of unmeasured load on each side, the floor and the service take turns for ${ROUNDS} rounds in one run, and each side's round with the median requests/s is shown. The service as in production: built, NODE_ENV=production, PostgreSQL metadata, Redis, a key with a high ceiling. Every answer compared with the floor's before timing. The service's requests carry their arguments ${FORM === 'variables' ? 'as declared variables with JSON values, as Apollo Client, urql and codegen clients send them' : 'as literals in the document'} (BENCH_FORM=${FORM}).`,
       '',
       '| workload | floor req/s | ours req/s | ours / floor | p50 / p99 ms (floor) | p50 / p99 ms (ours) | server CPU ms/req (floor / ours) | PostgreSQL CPU ms/req (floor / ours) | server + PostgreSQL CPU ms/req (floor / ours) | RSS MB under load (ours, peak) | errors (ours) | target |',
       '|---|---:|---:|---:|---|---|---|---|---|---:|---:|---|',
