@@ -1,0 +1,494 @@
+import { spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { once, type EventEmitter } from 'node:events';
+import { connect, createServer, Server, Socket } from 'node:net';
+import { join } from 'node:path';
+import { buildSchema } from 'graphql';
+import Redis from 'ioredis';
+import { Client } from 'pg';
+import { pino } from 'pino';
+import { SERVICE_URLS, describeWith } from '../test/support/services';
+import { DomainError, ErrorCode } from './common/domain-error';
+import type { AppConfig } from './config/app-config';
+import type { PoolOptions, SqlPool } from './datasources/dialect';
+import { PostgresPool } from './datasources/postgres-pool';
+import { PostgresDialect } from './datasources/postgres.dialect';
+import { compileDocument, DocumentCache } from './graphql-gateway/request/compiled-operation';
+import { loggerModule } from './logging/logging';
+import type { MetricsService } from './metrics/metrics.service';
+import { RateLimitsService } from './rate-limits/rate-limits.service';
+import { RATE_LIMIT_PREFIX } from './rate-limits/redis-throttler-storage';
+import { RedisService } from './redis/redis.service';
+
+/**
+ * Open issues of our request-path dependencies, exercised the way our code uses each library
+ * (docs/dependencies.md lists every issue read and what guards it). Each test asserts the safe
+ * behaviour; a failing one names a library bug our code does not guard yet. Databases are reached
+ * through a local TCP proxy that can delay, mute or cut connections, so no server setting changes.
+ */
+
+const ROOT = join(__dirname, '..');
+
+const LIMITS = {
+  queryBytes: 100_000,
+  queryTokens: 10_000,
+  fragmentSpreads: 1_000,
+  rows: 100_000,
+  skip: 100_000,
+  inList: 1_000,
+  booleanItems: 100,
+};
+
+/** How a promise stood after a wait. */
+type Settled =
+  | { state: 'resolved'; value: unknown }
+  | { state: 'rejected'; error: unknown }
+  | { state: 'pending' };
+
+/** Where `work` stands after at most `ms` milliseconds (it is not cancelled). */
+async function settleWithin(work: Promise<unknown>, ms: number): Promise<Settled> {
+  let timer: NodeJS.Timeout | undefined;
+  const pending = new Promise<Settled>((resolve) => {
+    timer = setTimeout(() => resolve({ state: 'pending' }), ms);
+  });
+  try {
+    return await Promise.race([
+      work.then(
+        (value): Settled => ({ state: 'resolved', value }),
+        (error: unknown): Settled => ({ state: 'rejected', error }),
+      ),
+      pending,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The contract's code of a rejection (a DomainError's), else the error's message. */
+function codeOf(settled: Settled): string {
+  if (settled.state !== 'rejected') return settled.state;
+  const error = settled.error;
+  return error instanceof DomainError ? error.code : `raw: ${(error as Error).message}`;
+}
+
+/** Polls `check` every 25 ms for at most `ms` milliseconds; whether it became true. */
+async function eventually(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return false;
+}
+
+/**
+ * A TCP proxy on 127.0.0.1 to a real server, standing in for a network that misbehaves:
+ * `connectDelayMs` holds new connections back, `mute` drops bytes both ways (a peer that stopped
+ * answering: the sockets stay open), `cut()` drops every open connection at once.
+ */
+class FlakyProxy {
+  /** Milliseconds before a new connection reaches the server. */
+  connectDelayMs = 0;
+  /** Whether bytes are dropped in both directions. */
+  mute = false;
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(
+    private readonly server: Server,
+    private readonly target: { host: string; port: number },
+  ) {
+    server.on('connection', (client) => this.forward(client));
+  }
+
+  /** A proxy to `host:port`, listening on a free port of 127.0.0.1. */
+  static async start(host: string, port: number): Promise<FlakyProxy> {
+    const proxy = new FlakyProxy(createServer(), { host, port });
+    proxy.server.listen(0, '127.0.0.1');
+    await once(proxy.server, 'listening');
+    return proxy;
+  }
+
+  /** The port clients connect to. */
+  get port(): number {
+    return (this.server.address() as { port: number }).port;
+  }
+
+  /** Drops every open connection, as a network that loses them. */
+  cut(): void {
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  /** Drops every connection and stops listening. */
+  async close(): Promise<void> {
+    this.cut();
+    await new Promise((r) => this.server.close(r));
+  }
+
+  /** Keeps `socket` among those `cut()` drops, until it closes. */
+  private track(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => this.sockets.delete(socket));
+  }
+
+  /** Connects `client` to the server after `connectDelayMs`, both ways, dropping bytes while muted. */
+  private forward(client: Socket): void {
+    this.track(client);
+    const early: Buffer[] = [];
+    let upstream: Socket | null = null;
+    client.on('data', (chunk: Buffer) => {
+      if (this.mute) return;
+      if (upstream) upstream.write(chunk);
+      else early.push(chunk);
+    });
+    setTimeout(() => {
+      if (client.destroyed) return;
+      const server = connect(this.target.port, this.target.host);
+      upstream = server;
+      this.track(server);
+      server.on('data', (chunk: Buffer) => {
+        if (!this.mute) client.write(chunk);
+      });
+      server.on('close', () => client.destroy());
+      client.on('close', () => server.destroy());
+      for (const chunk of early) server.write(chunk);
+    }, this.connectDelayMs);
+  }
+}
+
+/** What a child Node process did: exit code (or signal), its output, and whether it was killed. */
+interface ChildOutcome {
+  exit: number | string | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+/**
+ * Runs `code` in a child Node process with the service's TypeScript sources loadable (transpiled
+ * on the fly), a small heap and a deadline, so a library that never returns cannot hang or exhaust
+ * this process.
+ */
+function runNode(code: string, timeoutMs: number, heapMb: number): Promise<ChildOutcome> {
+  const hook = `
+    const ts = require('typescript');
+    const fs = require('fs');
+    require.extensions['.ts'] = (module, filename) => {
+      const { outputText } = ts.transpileModule(fs.readFileSync(filename, 'utf8'), {
+        fileName: filename,
+        compilerOptions: {
+          module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true,
+          experimentalDecorators: true, emitDecoratorMetadata: true,
+        },
+      });
+      module._compile(outputText, filename);
+    };`;
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, '-e', hook + code], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const outcome: ChildOutcome = { exit: null, stdout: '', stderr: '', timedOut: false };
+  child.stdout.on('data', (chunk: Buffer) => (outcome.stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => {
+    outcome.stderr = (outcome.stderr + chunk.toString()).slice(-4_000);
+  });
+  const timer = setTimeout(() => {
+    outcome.timedOut = true;
+    child.kill('SIGKILL');
+  }, timeoutMs);
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      outcome.exit = code ?? signal;
+      resolve(outcome);
+    });
+  });
+}
+
+/**
+ * graphql-jit issues 81 and 175: compiling variable parsing for an input type that refers to
+ * itself (`<Base>Filter` through `and`/`or`) never ends. Run through our request steps 6–8 in a
+ * child process (started before the other tests, checked last), since an unguarded compile grows
+ * the heap until the process dies.
+ */
+const RECURSIVE_INPUT_RUN = `
+  const path = require('path');
+  const root = ${JSON.stringify(ROOT)};
+  const { buildSchema } = require('graphql');
+  const c = require(path.join(root, 'src/graphql-gateway/request/compiled-operation.ts'));
+  const e = require(path.join(root, 'src/graphql-gateway/request/execute-operation.ts'));
+  const schema = buildSchema(\`
+    type Query { getOrders(where: OrderFilter, take: Int): [Order!]! }
+    input OrderFilter { id: IDOps, and: [OrderFilter!], or: [OrderFilter!] }
+    input IDOps { eq: ID }
+    type Order { id: ID! }\`);
+  schema.getQueryType().getFields().getOrders.resolve = (_source, args) => [
+    { id: String(args.where.and[0].or[0].id.eq) + ':' + String(args.take) },
+  ];
+  const limits = ${JSON.stringify(LIMITS)};
+  const text = 'query Q($w: OrderFilter, $t: Int = 3) { getOrders(where: $w, take: $t) { id } }';
+  const compiled = c.compileDocument(schema, text, limits, false);
+  const operation = c.selectOperation(compiled, undefined);
+  const variables = e.coerceRequestVariables(schema, operation, {
+    w: { and: [{ or: [{ id: { eq: 5 } }] }] },
+  });
+  e.executeOperation(schema, compiled, operation, variables, { budget: { exceeded: null } })
+    .then((response) => {
+      const jit = { eligible: operation.jitEligible, refused: operation.jitRefused };
+      process.stdout.write(JSON.stringify({ response, jit }));
+    })
+    .catch((error) => {
+      process.stderr.write(String(error && error.stack));
+      process.exit(2);
+    });`;
+
+let recursiveInputRun: Promise<ChildOutcome>;
+
+beforeAll(() => {
+  // Its own process and CPU: it runs while the tests below do.
+  recursiveInputRun = runNode(RECURSIVE_INPUT_RUN, 20_000, 256);
+});
+
+afterAll(async () => {
+  // Never leave the child behind, whichever tests ran.
+  await recursiveInputRun;
+});
+
+/** The pg settings of a datasource URL through `proxy`, tagged with `application`. */
+function proxiedPostgres(proxy: FlakyProxy, application: string) {
+  const url = new URL(SERVICE_URLS.postgres);
+  url.host = `127.0.0.1:${proxy.port}`;
+  url.search = `?application_name=${application}`;
+  return new PostgresDialect().clientConfig(url.toString());
+}
+
+describeWith('postgres')('pg 8.23 / pg-pool 3.14 under PostgresPool', () => {
+  const target = new URL(SERVICE_URLS.postgres);
+  let admin: Client;
+  let proxy: FlakyProxy;
+  let application: string;
+  const sessions = async (state?: string) =>
+    (
+      await admin.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND ($2::text IS NULL OR state = $2)`,
+        [application, state ?? null],
+      )
+    ).rows[0].n as number;
+
+  beforeAll(async () => {
+    admin = new Client({ connectionString: SERVICE_URLS.postgres });
+    await admin.connect();
+  });
+  beforeEach(async () => {
+    application = `tg_dep_${randomBytes(4).toString('hex')}`;
+    proxy = await FlakyProxy.start(target.hostname, Number(target.port || 5432));
+  });
+  afterEach(async () => {
+    await proxy.close();
+    await admin.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
+      [application],
+    );
+  });
+  afterAll(async () => {
+    await admin?.end();
+  });
+
+  /** A PostgresPool of the test's database through the proxy. */
+  function open(options: PoolOptions): Promise<SqlPool> {
+    return PostgresPool.open(proxiedPostgres(proxy, application), options);
+  }
+
+  it('answers DATASOURCE_UNAVAILABLE, without crashing the process, when a connection drops mid-statement (pg #1324, #2439, #3202)', async () => {
+    // pg-pool listens for a client's errors only while it is idle: a checked-out client whose
+    // socket closes emits 'error' with no listener, which Node throws as an uncaught exception.
+    const pool = await open({ poolSize: 2, statementTimeoutMs: 5_000, acquireTimeoutMs: 1_000 });
+    try {
+      const sleeping = settleWithin(pool.run({ sql: 'SELECT pg_sleep(2)', params: [] }), 3_000);
+      expect(await eventually(async () => (await sessions('active')) === 1, 1_000)).toBe(true);
+      proxy.cut();
+      expect(codeOf(await sleeping)).toBe(ErrorCode.DatasourceUnavailable);
+      // The server still sleeps on the cut connection: end it, so the next wait sees only ours.
+      await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
+        [application],
+      );
+      expect(await eventually(async () => (await sessions()) === 0, 1_000)).toBe(true);
+
+      const inTransaction = settleWithin(
+        pool.transaction(async (run) => run({ sql: 'SELECT pg_sleep(2)', params: [] })),
+        3_000,
+      );
+      expect(await eventually(async () => (await sessions('active')) === 1, 1_000)).toBe(true);
+      proxy.cut();
+      expect(codeOf(await inTransaction)).toBe(ErrorCode.DatasourceUnavailable);
+
+      const { rows } = await pool.run({ sql: 'SELECT 1 AS x', params: [] });
+      expect(rows).toEqual([{ x: 1 }]);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('keeps no pool slot for a connection that came after acquireTimeoutMs (pg #3543, #3197)', async () => {
+    const pool = await open({ poolSize: 1, statementTimeoutMs: 2_000, acquireTimeoutMs: 200 });
+    try {
+      // The one idle connection goes away (pg-pool drops it); the next must be made anew, slowly.
+      await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
+        [application],
+      );
+      expect(await eventually(async () => (await sessions()) === 0, 1_000)).toBe(true);
+      proxy.connectDelayMs = 400;
+      const slow = await settleWithin(pool.run({ sql: 'SELECT 1 AS x', params: [] }), 2_000);
+      expect(codeOf(slow)).toBe(ErrorCode.DatasourceUnavailable);
+      // Past the delay a late connection would be complete: it must not hold the only slot.
+      await new Promise((r) => setTimeout(r, 300));
+      proxy.connectDelayMs = 0;
+      const { rows } = await pool.run({ sql: 'SELECT 1 AS x', params: [] });
+      expect(rows).toEqual([{ x: 1 }]);
+      expect(await sessions()).toBeLessThanOrEqual(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('ends a statement by its deadline when the server stops answering (pg #3399, #909)', async () => {
+    // statement_timeout runs on the server; its error cannot arrive over a connection that went
+    // silent, and pg sets no TCP keep-alive and no client-side deadline unless asked.
+    const pool = await open({ poolSize: 1, statementTimeoutMs: 300, acquireTimeoutMs: 300 });
+    // This test is about the deadline: the cleanup's cut must not also trip pg #1324 (above).
+    (pool as unknown as { pool: EventEmitter }).pool.on('acquire', (client: EventEmitter) =>
+      client.on('error', () => undefined),
+    );
+    let statement: Promise<unknown> | undefined;
+    try {
+      expect((await pool.run({ sql: 'SELECT 1 AS x', params: [] })).rows).toEqual([{ x: 1 }]);
+      proxy.mute = true;
+      statement = pool.run({ sql: 'SELECT 2 AS x', params: [] });
+      const settled = await settleWithin(statement, 1_000);
+      expect(codeOf(settled)).toMatch(/^(TIMEOUT|DATASOURCE_UNAVAILABLE)$/);
+    } finally {
+      proxy.cut();
+      await statement?.catch(() => undefined);
+      await pool.close();
+    }
+  });
+});
+
+describeWith('redis')('ioredis 5.11 under RedisService and RateLimitsService', () => {
+  it('counts a request within 1.2 s when Redis accepts connections but stops answering (ioredis #634)', async () => {
+    // No commandTimeout: a command written to a silent Redis waits for ever, and the connection
+    // stays `ready`, so RedisService.state() keeps saying `ok` and no fallback is taken.
+    const target = new URL(SERVICE_URLS.redis);
+    const proxy = await FlakyProxy.start(target.hostname, Number(target.port || 6379));
+    const url = new URL(SERVICE_URLS.redis);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const redis = new RedisService({ redisUrl: url.toString() } as AppConfig);
+    const bucket = `test:dependency-issues:${randomUUID()}`;
+    const metrics = { rateLimited: () => undefined } as unknown as MetricsService;
+    let muted: Promise<unknown> | undefined;
+    try {
+      if (redis.commands!.status !== 'ready') await once(redis.commands!, 'ready');
+      const limits = new RateLimitsService(redis, metrics);
+      const check = { bucket, limit: 10, caller: 'key' as const };
+      expect((await limits.consume(check))['ratelimit-remaining']).toBe('9');
+      proxy.mute = true;
+      muted = limits.consume(check);
+      const settled = await settleWithin(muted, 1_200);
+      expect(settled.state).toBe('resolved');
+    } finally {
+      redis.onModuleDestroy();
+      await muted?.catch(() => undefined);
+      await proxy.close();
+      const direct = new Redis(SERVICE_URLS.redis, { maxRetriesPerRequest: 1 });
+      await direct.del(`${RATE_LIMIT_PREFIX}rate:${bucket}`);
+      await direct.quit();
+    }
+  });
+});
+
+describe('pino 10 redaction as loggerModule configures it', () => {
+  it('censors REDACTED_FIELDS at the top level and one level down (bracket paths, @pinojs/redact)', () => {
+    // pino 10 replaced fast-redact with @pinojs/redact, whose bracket-notation handling has an
+    // open issue (pinojs/redact #13); our paths are all bracket paths. Deeper keys are not
+    // censored by design (pino #1708): request logs carry no headers or bodies at all.
+    const dynamic = loggerModule('info');
+    const params = (dynamic.providers ?? [])
+      .map((provider) => (provider as { useValue?: unknown }).useValue)
+      .find((value) => typeof value === 'object' && value !== null && 'pinoHttp' in value) as {
+      pinoHttp: [{ redact: { paths: string[]; censor: string } }, unknown];
+    };
+    const lines: string[] = [];
+    const logger = pino(
+      { redact: params.pinoHttp[0].redact },
+      { write: (line: string) => lines.push(line) },
+    );
+    logger.info(
+      {
+        password: 'hunter2',
+        token: 'eyJ.secret',
+        datasource: { name: 'shop', url: 'postgres://u:pa55@db/shop' },
+        headers: { authorization: 'Bearer abc', 'x-api-key': 'tgk_abc', cookie: 'tg_session=abc' },
+      },
+      'redaction check',
+    );
+    const line = JSON.parse(lines[0]) as Record<string, unknown>;
+    expect(line.password).toBe('[redacted]');
+    expect(line.token).toBe('[redacted]');
+    expect(line.datasource).toEqual({ name: 'shop', url: '[redacted]' });
+    expect(line.headers).toEqual({
+      authorization: '[redacted]',
+      'x-api-key': '[redacted]',
+      cookie: '[redacted]',
+    });
+    expect(lines[0]).not.toMatch(/hunter2|eyJ|pa55|Bearer|tgk_|tg_session/);
+  });
+});
+
+describe('lru-cache 11 under DocumentCache', () => {
+  it('drops one schema’s documents while iterating the cache, keeping the others (delete during keys())', () => {
+    // dropSchema deletes entries while walking keys(); lru-cache walks its linked list, and
+    // moving entries during a walk loops for ever (lru-cache #212, open PR #411).
+    const schema = buildSchema('type Query { a: Int }');
+    const cache = new DocumentCache(100_000_000);
+    let compiles = 0;
+    const compile = (schemaKey: string, i: number) =>
+      cache.compile(
+        schemaKey,
+        () => {
+          compiles++;
+          return compileDocument(schema, `query Q${i} { a }`, LIMITS, false);
+        },
+        `query Q${i} { a }`,
+      );
+    for (let i = 0; i < 8; i++) for (const key of ['s1', 's2']) compile(key, i);
+    compile('s1', 3); // a hit moves the entry to the front
+    expect(cache.size).toBe(16);
+    cache.dropSchema('s1');
+    expect(cache.size).toBe(8);
+    compiles = 0;
+    for (let i = 0; i < 8; i++) compile('s2', i);
+    expect(compiles).toBe(0);
+    compile('s1', 0);
+    expect(compiles).toBe(1);
+  });
+});
+
+describe('graphql-jit 0.8.9 through compileDocument, coerceRequestVariables and executeOperation', () => {
+  it('runs `query($w: OrderFilter)` over a self-referencing input type (graphql-jit #81, #175)', async () => {
+    const outcome = await recursiveInputRun;
+    if (outcome.exit !== 0) {
+      throw new Error(
+        `the child ${outcome.timedOut ? 'was killed after 20 s' : `exited with ${outcome.exit}`}: ${outcome.stderr.slice(-1_000)}`,
+      );
+    }
+    expect(JSON.parse(outcome.stdout)).toEqual({
+      response: { data: { getOrders: [{ id: '5:3' }] } },
+      jit: { eligible: true, refused: false },
+    });
+  });
+});
