@@ -33,6 +33,7 @@ import { RateLimitsService } from '../rate-limits/rate-limits.service';
 import { AppsService, AppView } from '../platform/apps.service';
 import type { VersionHead } from '../platform/version-definition';
 import { VersionsService } from '../platform/versions.service';
+import { cachePoliciesBody } from './cache-policies';
 import { CallerResolverService } from './caller-resolver.service';
 import type { Caller, GatewayContext } from './gateway-context';
 import { DatabaseRefusalError, refusalOf } from './graphql-errors';
@@ -79,6 +80,14 @@ const ENDPOINT_PATH = /^\/api\/graphql(?:\/([^/]+))?\/?$/i;
 
 /** Methods the endpoint answers; HEAD as GET (Node writes no body for it). Others: 405. */
 const ENDPOINT_METHODS = new Set(['GET', 'HEAD', 'POST']);
+
+/**
+ * `GET /api/graphql/:address/cache-policies`: the client-cache configuration of the caller's
+ * schema (`cache-policies.ts`), matched as {@link ENDPOINT_PATH}; group 1 is the address. It has
+ * no form without an address: `/api/graphql/cache-policies` is the endpoint of the app whose
+ * address is `cache-policies` (a valid address), on every host.
+ */
+const CACHE_POLICIES_PATH = /^\/api\/graphql\/([^/]+)\/cache-policies\/?$/i;
 
 /**
  * The path of a request target: origin-form (`/api/…?…`) or absolute-form
@@ -146,21 +155,30 @@ export class GraphqlHttpEndpoint {
 
   /**
    * The HTTP server's request listener: answers every request to the endpoint's paths (GET, HEAD
-   * and POST; other methods `405` with `allow: GET, POST`, after the key-in-URL refusal) and hands
-   * anything else to `rest` (Express). Never throws: an error no step expected is logged (name and
-   * message) and answered 500 with a GraphQL error.
+   * and POST; other methods `405` with `allow: GET, POST`, after the key-in-URL refusal) and to
+   * its cache policies ({@link CACHE_POLICIES_PATH}: GET and HEAD, else `405` with `allow: GET`),
+   * and hands anything else to `rest` (Express). Never throws: an error no step expected is logged
+   * (name and message) and answered 500 with a GraphQL error.
    */
   listener(rest: RequestListener): RequestListener {
     return (incoming, res) => {
       const req = incoming as ParsedRequest;
-      const match = ENDPOINT_PATH.exec(targetPath(req.url ?? ''));
+      const path = targetPath(req.url ?? '');
+      const match = ENDPOINT_PATH.exec(path);
+      const policies = match ? null : CACHE_POLICIES_PATH.exec(path);
       if (match) this.answer(req, res, match[1]);
+      else if (policies) this.answer(req, res, policies[1], true);
       else rest(incoming, res);
     };
   }
 
   /** Request id, log line and error net around {@link serve}. */
-  private answer(req: ParsedRequest, res: ServerResponse, encodedAddress: string | undefined) {
+  private answer(
+    req: ParsedRequest,
+    res: ServerResponse,
+    encodedAddress: string | undefined,
+    cachePolicies = false,
+  ) {
     const id = requestIdOf(req, res);
     const fields = { id, method: req.method, url: req.url };
     const log = PinoLogger.root.child({ req: fields });
@@ -171,7 +189,7 @@ export class GraphqlHttpEndpoint {
       this.requestLines()[level]({ req: fields, res, responseTime }, 'request completed');
     });
     storage.run(new Store(log), () => {
-      this.serve(req, res, encodedAddress).catch((error: unknown) => {
+      this.serve(req, res, encodedAddress, cachePolicies).catch((error: unknown) => {
         this.logger.error(
           `Unhandled ${(error as Error)?.name ?? 'error'}: ${(error as Error)?.message}`,
         );
@@ -195,10 +213,23 @@ export class GraphqlHttpEndpoint {
 
   private unredacted: PinoLogger['logger'] | undefined;
 
-  /** Reads what the HTTP layer owns (media type, origin, body, cookies), then {@link handle}. */
-  private async serve(req: ParsedRequest, res: ServerResponse, encodedAddress: string | undefined) {
+  /**
+   * Reads what the HTTP layer owns (media type, origin, body, cookies), then {@link handle}, or
+   * {@link serveCachePolicies} for `cachePolicies`.
+   */
+  private async serve(
+    req: ParsedRequest,
+    res: ServerResponse,
+    encodedAddress: string | undefined,
+    cachePolicies = false,
+  ) {
     let address: string | undefined;
     try {
+      if (cachePolicies && req.method !== 'GET' && req.method !== 'HEAD') {
+        refuseKeyInUrl(req);
+        res.setHeader('allow', 'GET');
+        throw RequestRefusal.of(405, 'BAD_REQUEST', 'Cache policies are read with GET');
+      }
       if (!ENDPOINT_METHODS.has(req.method ?? '')) {
         refuseKeyInUrl(req);
         res.setHeader('allow', 'GET, POST');
@@ -222,7 +253,8 @@ export class GraphqlHttpEndpoint {
       address === undefined
         ? () => this.apps.findByAddressOrDomain({ domain: requestHostname(req, this.trust) ?? '' })
         : () => this.apps.findByAddressOrDomain({ address });
-    await this.handle(findApp, req, res);
+    if (cachePolicies) await this.serveCachePolicies(findApp, req, res);
+    else await this.handle(findApp, req, res);
   }
 
   /** body-parser's `json()` on the request: `req.body` set, or a {@link bodyRefusal}. */
@@ -266,20 +298,9 @@ export class GraphqlHttpEndpoint {
     try {
       refuseKeyInUrl(req);
       const params = readGraphQLParams(req);
-      const app = await findApp();
-      if (!app) throw new DomainError(ErrorCode.NotFound, 'App not found');
-      appId = app.id;
-      const caller = await this.callers.resolve(req, app.id);
-      if (caller.kind === 'key' && !scopeForApp(caller.principal, app.id)) {
-        throw ApiKeyErrors.projectOutOfScope();
-      }
-      await this.throttle(caller, app.id, req, res);
-      const head =
-        caller.kind === 'builder'
-          ? await this.versions.builderHead(app.id, caller.session.accountId)
-          : await this.versions.mainHead(app.id);
-      if (!head) throw new DomainError(ErrorCode.NotFound, 'App not found');
-      const executable = await this.schemas.get(head, audienceOf(caller, app.id));
+      const { app, caller, head, executable } = await this.callerSchema(findApp, req, res, (id) => {
+        appId = id;
+      });
       const compiled = await this.compileFor(executable, head, caller, app.id, params.query);
       const operation = selectOperation(compiled, params.operationName);
       kind = operation.kind;
@@ -299,6 +320,64 @@ export class GraphqlHttpEndpoint {
         context,
       );
       this.send(req, res, 200, answer);
+    } catch (error) {
+      if (!this.sendRefusal(req, res, error)) throw error;
+    }
+  }
+
+  /**
+   * Request steps 1-5, for the endpoint and its cache policies alike: the app (404), the caller
+   * (key, builder session, app user or anonymous; 401), a key's app scope (403), the throttle
+   * (429 with `retry-after`; sets `RateLimit-*`), the version head the caller addresses (a
+   * builder's working version, else main) and its schema for the caller's audience (503
+   * `API_UNAVAILABLE`). `found` learns the app's id once the app is found.
+   * @throws DomainError of those steps.
+   */
+  private async callerSchema(
+    findApp: () => Promise<AppView | null>,
+    req: ParsedRequest,
+    res: ServerResponse,
+    found: (appId: string) => void = () => undefined,
+  ): Promise<{ app: AppView; caller: Caller; head: VersionHead; executable: ExecutableSchema }> {
+    const app = await findApp();
+    if (!app) throw new DomainError(ErrorCode.NotFound, 'App not found');
+    found(app.id);
+    const caller = await this.callers.resolve(req, app.id);
+    if (caller.kind === 'key' && !scopeForApp(caller.principal, app.id)) {
+      throw ApiKeyErrors.projectOutOfScope();
+    }
+    await this.throttle(caller, app.id, req, res);
+    const head =
+      caller.kind === 'builder'
+        ? await this.versions.builderHead(app.id, caller.session.accountId)
+        : await this.versions.mainHead(app.id);
+    if (!head) throw new DomainError(ErrorCode.NotFound, 'App not found');
+    const executable = await this.schemas.get(head, audienceOf(caller, app.id));
+    return { app, caller, head, executable };
+  }
+
+  /**
+   * `GET /api/graphql/:address/cache-policies` (README "Calling it from an integration"): the
+   * client-cache configuration of the schema the caller would call (`cache-policies.ts`, computed
+   * once per cached schema), as JSON `{possibleTypes, typePolicies, entities}`, after the same
+   * steps and refusals as a GraphQL request up to its schema ({@link callerSchema}; a key's call
+   * counts against its `rateLimitPerMinute`). Not counted as a GraphQL request in the metrics.
+   */
+  private async serveCachePolicies(
+    findApp: () => Promise<AppView | null>,
+    req: ParsedRequest,
+    res: ServerResponse,
+  ): Promise<void> {
+    try {
+      refuseKeyInUrl(req);
+      const { head, executable } = await this.callerSchema(findApp, req, res);
+      const body = await cachePoliciesBody(executable, () =>
+        this.versions.definition(head.versionId),
+      );
+      if (res.headersSent) return;
+      res.statusCode = 200;
+      res.setHeader('content-type', 'application/json; charset=utf-8');
+      res.end(body);
     } catch (error) {
       if (!this.sendRefusal(req, res, error)) throw error;
     }
