@@ -241,6 +241,14 @@ describe('Real GraphQL clients against the demo app (issue 21 item 3)', () => {
         'GET',
         'BAD_REQUEST',
       ]);
+      const head = await run.http('HEAD', '/api/graphql/demo/cache-policies', {
+        headers: { 'x-api-key': key },
+      });
+      expect([head.status, head.headers.get('content-type'), head.body]).toEqual([
+        200,
+        'application/json; charset=utf-8',
+        null,
+      ]);
       // Anonymous callers see the public operations: the demo has none.
       expect((await get('/api/graphql/demo/cache-policies')).body).toEqual({
         possibleTypes: {},
