@@ -1,6 +1,7 @@
 /**
- * Two projects: `unit` (pure functions, *.spec.ts next to the code) and `e2e` (the Nest app over
- * HTTP against real PostgreSQL, SQLite and, where configured, Redis; test/e2e/*.e2e-spec.ts).
+ * Projects: `unit` (pure functions, *.spec.ts next to the code), and `e2e` and `e2e-variables` (the
+ * Nest app over HTTP against real PostgreSQL, MariaDB, SQLite and Redis; test/e2e/*.e2e-spec.ts),
+ * the same suites with GraphQL arguments sent as written and as variables (E2E_FORMS below).
  * ts-jest runs in transpile-only mode (isolatedModules) so the suite does not type-check twice;
  * `npm run typecheck` does that.
  */
@@ -17,6 +18,13 @@ const transform = {
   '^.+\\.ts$': tsJest,
   [`node_modules/(${ESM_PACKAGES.join('|')})/.+\\.m?js$`]: esmToCjs,
 };
+// The e2e suites run twice (issue 21): GraphQL arguments as the tests wrote them (`e2e`), and as
+// declared variables with JSON values, as Apollo Client, urql and codegen clients send them
+// (`e2e-variables`). GRAPHQL_FORM=literal|variables runs one form only.
+const E2E_FORMS = process.env.GRAPHQL_FORM ? [process.env.GRAPHQL_FORM] : ['literal', 'variables'];
+if (!E2E_FORMS.every((form) => form === 'literal' || form === 'variables')) {
+  throw new Error(`GRAPHQL_FORM must be literal or variables, not ${process.env.GRAPHQL_FORM}`);
+}
 const transformIgnorePatterns = [`node_modules/(?!(${ESM_PACKAGES.join('|')})/)`];
 module.exports = {
   testTimeout: 60000,
@@ -28,18 +36,20 @@ module.exports = {
     {
       displayName: 'unit',
       testEnvironment: 'node',
-      roots: ['<rootDir>/src'],
+      roots: ['<rootDir>/src', '<rootDir>/test/support'],
       testMatch: ['**/*.spec.ts'],
       transform,
       transformIgnorePatterns,
     },
-    {
-      displayName: 'e2e',
+    ...E2E_FORMS.map((form) => ({
+      displayName: form === 'literal' ? 'e2e' : `e2e-${form}`,
       testEnvironment: 'node',
       roots: ['<rootDir>/test/e2e'],
       testMatch: ['**/*.e2e-spec.ts'],
+      // Read by test/support/graphql-form.ts: how the harness sends GraphQL arguments.
+      globals: { GRAPHQL_FORM: form },
       transform,
       transformIgnorePatterns,
-    },
+    })),
   ],
 };

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config/app-config';
+import { argumentsAsVariables, graphqlForm, GraphQLParams, requestSchema } from './graphql-form';
 
 /** The first administrator every harness creates. */
 export const ADMIN = { email: 'admin@e2e.test', password: 'e2e-admin-password' };
@@ -57,14 +58,18 @@ export async function startApp(
   const baseUrl = `http://127.0.0.1:${port}`;
   let token: string | null = null;
 
-  const http: RunningApp['http'] = async (method, path, opts = {}) => {
+  const http: RunningApp['http'] = async (method, pathAsWritten, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    const res = await fetch(baseUrl + path, {
+    const sent =
+      graphqlForm() === 'variables'
+        ? await inVariablesForm(app, method, pathAsWritten, opts.body, headers)
+        : { path: pathAsWritten, body: opts.body };
+    const res = await fetch(baseUrl + sent.path, {
       method,
       headers,
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      body: sent.body === undefined ? undefined : JSON.stringify(sent.body),
     });
     const text = await res.text();
     let body: unknown = text;
@@ -95,4 +100,41 @@ export async function startApp(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A GraphQL request to the app's endpoint in the `variables` form (see `graphqlForm()`): the
+ * `query` of a JSON body, or of a GET's query string, with its argument literals sent as
+ * variables, typed by the schema the service would answer with. Anything else passes unchanged.
+ */
+async function inVariablesForm(
+  app: NestExpressApplication,
+  method: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<{ path: string; body: unknown }> {
+  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  if (method === 'POST' && body && typeof (body as GraphQLParams).query === 'string') {
+    const schema = await requestSchema(app, path, lower);
+    return { path, body: schema ? argumentsAsVariables(schema, body as GraphQLParams) : body };
+  }
+  const url = new URL(path, 'http://harness');
+  const query = url.searchParams.get('query');
+  if (method === 'GET' && query !== null) {
+    const schema = await requestSchema(app, path, lower);
+    if (!schema) return { path, body };
+    let sent: Record<string, unknown> | undefined;
+    try {
+      const variables = url.searchParams.get('variables');
+      sent = variables ? JSON.parse(variables) : undefined;
+    } catch {
+      return { path, body }; // variables the service must refuse as sent
+    }
+    const lifted = argumentsAsVariables(schema, { query, variables: sent });
+    url.searchParams.set('query', lifted.query);
+    if (lifted.variables) url.searchParams.set('variables', JSON.stringify(lifted.variables));
+    return { path: url.pathname + url.search, body };
+  }
+  return { path, body };
 }
