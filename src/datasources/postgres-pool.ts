@@ -1,4 +1,4 @@
-import { Client, Pool, PoolClient, PoolConfig } from 'pg';
+import { Client, Pool, PoolClient, PoolConfig, QueryResult } from 'pg';
 import type { CompiledQuery, PoolOptions, RunOptions, SqlPool, StatementResult } from './dialect';
 import { DatasourceErrors } from './datasources.errors';
 
@@ -15,6 +15,26 @@ const NETWORK_ERRORS = new Set([
   'ENOTFOUND',
   'EPIPE',
 ]);
+
+/** TCP keep-alive probes start after this long idle, so a peer that vanished is found (pg #909). */
+const KEEP_ALIVE_INITIAL_DELAY_MS = 10_000;
+
+/**
+ * How long the client waits for a statement: the statement deadline, then a quarter second (a
+ * tenth of the deadline when that is longer, at most a second) for the server's own timeout error
+ * to arrive. Past it the connection is taken for silent (pg #3399) and given up.
+ */
+function clientDeadlineMs(statementTimeoutMs: number): number {
+  return statementTimeoutMs + Math.min(1_000, Math.max(250, Math.round(statementTimeoutMs / 10)));
+}
+
+/** A statement still unanswered at {@link clientDeadlineMs}: its connection went silent. */
+class ClientDeadlineExceeded extends Error {
+  constructor(ms: number) {
+    super(`No answer from the server within ${ms} ms`);
+    this.name = 'ClientDeadlineExceeded';
+  }
+}
 
 /** SQLSTATE object_not_in_prerequisite_state (PostgreSQL docs, Appendix A). */
 const NOT_IN_PREREQUISITE_STATE = '55000';
@@ -49,6 +69,11 @@ export function isUnavailable(error: unknown): boolean {
  * (PostgreSQL docs, "Client Connection Defaults"), so the server stops a statement at the deadline
  * even when the client is gone. An aborted statement is cancelled with `pg_cancel_backend` from
  * another connection, so the database stops working for a caller that left.
+ *
+ * A connection is watched while a caller holds it ({@link HeldClient}): one that drops answers
+ * DATASOURCE_UNAVAILABLE instead of ending the process (pg #1324, #2439, #3202), one that goes
+ * silent answers TIMEOUT at {@link clientDeadlineMs} (pg #3399); either is then discarded. TCP
+ * keep-alive finds idle connections whose peer vanished (pg #909).
  */
 export class PostgresPool implements SqlPool {
   private constructor(
@@ -68,6 +93,8 @@ export class PostgresPool implements SqlPool {
       max: options.poolSize,
       connectionTimeoutMillis: options.acquireTimeoutMs,
       idleTimeoutMillis: 30_000,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEP_ALIVE_INITIAL_DELAY_MS,
       // The server's own deadline; `options` may already carry other `-c` settings.
       options: `${config.options ?? ''} -c statement_timeout=${options.statementTimeoutMs}`.trim(),
     });
@@ -82,76 +109,99 @@ export class PostgresPool implements SqlPool {
     return new PostgresPool(pool, options, config);
   }
 
+  /**
+   * Runs one statement on a connection of the pool (see {@link SqlPool.run}): TIMEOUT at the
+   * server's deadline, or at {@link clientDeadlineMs} when the server does not answer at all;
+   * DATASOURCE_UNAVAILABLE when no connection comes in time or it drops mid-statement.
+   */
   async run(query: CompiledQuery, options: RunOptions = {}): Promise<StatementResult> {
     options.signal?.throwIfAborted();
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch {
-      // No connection: the server is down, refuses connections, or the pool stayed full.
-      throw DatasourceErrors.unavailable();
-    }
-    const cancel = () => void this.cancel(client);
+    const held = await this.acquire();
+    const cancel = () => void this.cancel(held.client);
     options.signal?.addEventListener('abort', cancel, { once: true });
     try {
-      return await runOn(client, query);
+      return await runOn(held, query);
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
-      throw this.classify(error);
+      throw this.classify(error, held);
     } finally {
       options.signal?.removeEventListener('abort', cancel);
-      client.release();
+      held.release();
     }
   }
 
+  /**
+   * Runs `work` in one transaction on one connection (see {@link SqlPool.transaction}). Every
+   * statement, `BEGIN` and `COMMIT` included, has the deadlines of {@link run}; a connection that
+   * dropped or went silent is not rolled back (the server does, as the connection ends) but
+   * discarded.
+   */
   async transaction<T>(
     work: (run: (query: CompiledQuery) => Promise<StatementResult>) => Promise<T>,
   ): Promise<T> {
-    let client: PoolClient;
+    const held = await this.acquire();
+    const statement = async <R>(run: () => Promise<R>): Promise<R> => {
+      try {
+        return await run();
+      } catch (error) {
+        throw this.classify(error, held);
+      }
+    };
     try {
-      client = await this.pool.connect();
-    } catch {
-      // No connection: the server is down, refuses connections, or the pool stayed full.
-      throw DatasourceErrors.unavailable();
-    }
-    try {
-      await client.query('BEGIN');
-      const result = await work(async (query) => {
-        try {
-          return await runOn(client, query);
-        } catch (error) {
-          throw this.classify(error);
-        }
-      });
-      await client.query('COMMIT');
+      await statement(() => held.query('BEGIN'));
+      const result = await work((query) => statement(() => runOn(held, query)));
+      await statement(() => held.query('COMMIT'));
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      if (!held.broken) await held.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
-      client.release();
+      held.release();
     }
   }
 
+  /** `SHOW server_version`, e.g. `16.4`. */
   async serverVersion(): Promise<string> {
     const { rows } = await this.run({ sql: 'SHOW server_version', params: [] });
     return String(rows[0]?.server_version ?? '');
   }
 
+  /** Ends every connection of the pool (those held end as they are released). */
   async close(): Promise<void> {
     await this.pool.end();
   }
 
   /**
-   * A timeout, a lost server or a materialized view never refreshed in the contract's terms; any
-   * other error as it came.
+   * A connection of the pool, watched while held.
+   * @throws DomainError DATASOURCE_UNAVAILABLE when the server is down, refuses connections, or
+   * the pool stayed full for `acquireTimeoutMs`.
    */
-  private classify(error: unknown): unknown {
-    if ((error as { code?: unknown }).code === QUERY_CANCELED) {
+  private async acquire(): Promise<HeldClient> {
+    try {
+      return new HeldClient(
+        await this.pool.connect(),
+        clientDeadlineMs(this.options.statementTimeoutMs),
+      );
+    } catch {
+      throw DatasourceErrors.unavailable();
+    }
+  }
+
+  /**
+   * A timeout (the server's, or the client's deadline), a lost server or connection, or a
+   * materialized view never refreshed in the contract's terms; any other error as it came.
+   */
+  private classify(error: unknown, held: HeldClient): unknown {
+    if (
+      (error as { code?: unknown }).code === QUERY_CANCELED ||
+      error instanceof ClientDeadlineExceeded
+    ) {
       return DatasourceErrors.timeout(this.options.statementTimeoutMs);
     }
     if (isUnpopulatedMaterializedView(error)) return DatasourceErrors.notPopulated();
-    return isUnavailable(error) ? DatasourceErrors.unavailable() : error;
+    // The connection emitted `error` while held: whatever the statement's own error says.
+    if (held.broken || isUnavailable(error)) return DatasourceErrors.unavailable();
+    return error;
   }
 
   /** Asks the server to cancel what `client` runs (PostgreSQL docs, "Server Signaling Functions"). */
@@ -159,9 +209,11 @@ export class PostgresPool implements SqlPool {
     const pid = (client as unknown as { processID?: number }).processID;
     if (!pid) return;
     // A connection of its own: the pool may be full of the very statements to cancel.
+    // Bounded too: over a network that went silent the cancel would otherwise wait for ever.
     const canceller = new Client({
       ...this.config,
       connectionTimeoutMillis: this.options.acquireTimeoutMs,
+      query_timeout: this.options.acquireTimeoutMs,
     });
     canceller.on('error', () => undefined);
     try {
@@ -175,9 +227,61 @@ export class PostgresPool implements SqlPool {
   }
 }
 
-/** One statement on a client: rows, and the affected count of writes. */
-async function runOn(client: PoolClient, query: CompiledQuery): Promise<StatementResult> {
-  const result = await client.query({ text: query.sql, values: query.params as unknown[] });
+/**
+ * A pool client while a caller holds it. pg-pool listens for a client's `error` only while it is
+ * idle (pg #1324, #2439, #3202): a connection that drops mid-statement would emit `error` with no
+ * listener, which ends the process. This listens from checkout to release and remembers the
+ * error. Each statement also has a client-side deadline ({@link clientDeadlineMs}): over a
+ * connection that went silent the server's `statement_timeout` error can never arrive (pg #3399).
+ * A client that broke either way goes back to the pool with the error (`release(err)`), so the
+ * pool ends it (destroying its socket when a statement is still out) instead of lending it again.
+ */
+class HeldClient {
+  /** What broke the connection while held: its `error` event, or a statement past the deadline. */
+  broken: Error | null = null;
+  private readonly onError = (error: Error): void => {
+    this.broken ??= error;
+  };
+
+  constructor(
+    readonly client: PoolClient,
+    private readonly deadlineMs: number,
+  ) {
+    client.on('error', this.onError);
+  }
+
+  /**
+   * Sends one statement and waits for it at most the client-side deadline.
+   * @throws what broke the connection, without sending, once it broke; the driver's error; or
+   * {@link ClientDeadlineExceeded} at the deadline (the connection is then broken).
+   */
+  async query(text: string, values?: unknown[]): Promise<QueryResult> {
+    if (this.broken) throw this.broken;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.broken ??= new ClientDeadlineExceeded(this.deadlineMs);
+        reject(this.broken);
+      }, this.deadlineMs);
+    });
+    try {
+      return await Promise.race([this.client.query({ text, values }), deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Gives the client back: a broken one with its error, so the pool discards it. */
+  release(): void {
+    // pg-pool's idle listener takes over `error` within release(): none is ever left unheard.
+    this.client.release(this.broken ?? undefined);
+    this.client.off('error', this.onError);
+  }
+}
+
+/** One statement on a held client: rows, and the affected count of writes. */
+async function runOn(held: HeldClient, query: CompiledQuery): Promise<StatementResult> {
+  const result = await held.query(query.sql, query.params as unknown[]);
   const isSelect = result.command === 'SELECT' || result.command === 'SHOW';
   return {
     rows: result.rows as Record<string, unknown>[],
