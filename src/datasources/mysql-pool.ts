@@ -42,6 +42,26 @@ export const MYSQL_SESSION_SQL =
 /** Prepared statements each connection keeps (the server caps them all together: `max_prepared_stmt_count`, 16382 by default). */
 const PREPARED_STATEMENTS_PER_CONNECTION = 256;
 
+/** TCP keep-alive probes start after this long idle, so a peer that vanished is found. */
+const KEEP_ALIVE_INITIAL_DELAY_MS = 10_000;
+
+/**
+ * How long the client waits for a statement: the statement deadline, then a quarter second (a
+ * tenth of the deadline when that is longer, at most a second) for the server's own error to
+ * arrive. Past it the connection is taken for silent and given up (as in `postgres-pool.ts`).
+ */
+function clientDeadlineMs(statementTimeoutMs: number): number {
+  return statementTimeoutMs + Math.min(1_000, Math.max(250, Math.round(statementTimeoutMs / 10)));
+}
+
+/** A statement still unanswered at {@link clientDeadlineMs}: its connection went silent. */
+class ClientDeadlineExceeded extends Error {
+  constructor(ms: number) {
+    super(`No answer from the server within ${ms} ms`);
+    this.name = 'ClientDeadlineExceeded';
+  }
+}
+
 export { parseMysqlUrl } from './datasource-urls';
 export type { MysqlUrlParts } from './datasource-urls';
 
@@ -112,6 +132,13 @@ interface CoreConnection {
  * Each new connection runs {@link MYSQL_SESSION_SQL} first: mysql2 queues commands per connection,
  * so it runs before any statement; if it fails, the connection is destroyed and the statements
  * queued behind it fail rather than run unpinned. `resetOnRelease` stays off, which would undo it.
+ *
+ * The server's own deadline (`max_statement_time`, or `max_execution_time` for SELECT on MySQL)
+ * cannot answer over a connection that went silent, and MySQL bounds no write: every statement
+ * also has a client-side deadline ({@link clientDeadlineMs}). Past it the statement is killed on
+ * the server (`KILL QUERY`, from a connection of its own, best effort), its connection destroyed
+ * (never lent again) and the caller answered TIMEOUT. TCP keep-alive finds idle connections
+ * whose peer vanished.
  */
 export class MysqlPool implements SqlPool {
   private version: string | null = null;
@@ -156,6 +183,7 @@ export class MysqlPool implements SqlPool {
       queueLimit: 0,
       connectTimeout: 5_000,
       enableKeepAlive: true,
+      keepAliveInitialDelay: KEEP_ALIVE_INITIAL_DELAY_MS,
       resetOnRelease: false,
       charset: 'UTF8MB4_GENERAL_CI',
       timezone: 'Z',
@@ -210,45 +238,63 @@ export class MysqlPool implements SqlPool {
   /**
    * Runs one prepared statement. Rows for SELECT and `INSERT … RETURNING`; `affected` is the
    * server's affected-row count for writes (rows found, for UPDATE), the number of returned rows
-   * for a write that returns rows, undefined for a SELECT. Driver errors propagate unchanged.
+   * for a write that returns rows, undefined for a SELECT. TIMEOUT at the server's deadline or at
+   * {@link clientDeadlineMs}; DATASOURCE_UNAVAILABLE for a lost server; other driver errors
+   * propagate unchanged.
    */
   async run(query: CompiledQuery, options: RunOptions = {}): Promise<StatementResult> {
     options.signal?.throwIfAborted();
-    const connection = await this.acquire();
-    const kill = () => void this.killQuery(connection.threadId);
+    const held = this.hold(await this.acquire());
+    const kill = () => void this.killQuery(held.connection.threadId);
     options.signal?.addEventListener('abort', kill, { once: true });
     try {
-      return await execute(connection, query);
+      return await held.within(() => execute(held.connection, query));
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       throw this.classify(error);
     } finally {
       options.signal?.removeEventListener('abort', kill);
-      connection.release();
+      held.release();
     }
   }
 
+  /**
+   * Runs `work` in one transaction on one connection (see {@link SqlPool.transaction}). Every
+   * statement, `START TRANSACTION` and `COMMIT` included, has the deadlines of {@link run}; a
+   * connection given up at the client deadline is destroyed, not rolled back (the server rolls
+   * back as it ends).
+   */
   async transaction<T>(
     work: (run: (query: CompiledQuery) => Promise<StatementResult>) => Promise<T>,
   ): Promise<T> {
-    const connection = await this.acquire();
+    const held = this.hold(await this.acquire());
+    const statement = async <R>(run: () => Promise<R>): Promise<R> => {
+      try {
+        return await held.within(run);
+      } catch (error) {
+        throw this.classify(error);
+      }
+    };
     try {
-      await connection.beginTransaction();
-      const result = await work(async (query) => {
-        try {
-          return await execute(connection, query);
-        } catch (error) {
-          throw this.classify(error);
-        }
-      });
-      await connection.commit();
+      await statement(() => held.connection.beginTransaction());
+      const result = await work((query) => statement(() => execute(held.connection, query)));
+      await statement(() => held.connection.commit());
       return result;
     } catch (error) {
-      await connection.rollback().catch(() => undefined);
+      if (!held.gaveUp) await held.within(() => held.connection.rollback()).catch(() => undefined);
       throw error;
     } finally {
-      connection.release();
+      held.release();
     }
+  }
+
+  /** `connection` with the client-side deadline of this pool; a statement past it is killed. */
+  private hold(connection: PoolConnection): HeldConnection {
+    return new HeldConnection(
+      connection,
+      clientDeadlineMs(this.limits.statementTimeoutMs),
+      (threadId) => void this.killQuery(threadId),
+    );
   }
 
   /**
@@ -279,11 +325,14 @@ export class MysqlPool implements SqlPool {
     }
   }
 
-  /** A timeout or a lost server in the contract's terms; any other error as it came. */
+  /**
+   * A timeout (the server's, or the client's deadline) or a lost server in the contract's terms;
+   * any other error as it came.
+   */
   private classify(error: unknown): unknown {
     const errno = (error as { errno?: unknown }).errno;
     // 1969 MariaDB max_statement_time, 3024 MySQL max_execution_time.
-    if (errno === 1969 || errno === 3024) {
+    if (errno === 1969 || errno === 3024 || error instanceof ClientDeadlineExceeded) {
       return DatasourceErrors.timeout(this.limits.statementTimeoutMs);
     }
     return isMysqlUnavailable(error) ? DatasourceErrors.unavailable() : error;
@@ -321,8 +370,60 @@ export class MysqlPool implements SqlPool {
     return this.version;
   }
 
+  /** Ends every connection of the pool. */
   async close(): Promise<void> {
     await this.pool.end();
+  }
+}
+
+/**
+ * A pool connection while a caller holds it, with a client-side deadline per statement: a
+ * statement unanswered past it rejects with {@link ClientDeadlineExceeded}, `onGiveUp` is told
+ * the connection's thread (to kill the statement on the server), and the connection is destroyed
+ * on release instead of going back to the pool. mysql2 has no deadline of its own for a statement.
+ */
+class HeldConnection {
+  /** Set once a statement passed the deadline: the connection is then never used again. */
+  gaveUp: ClientDeadlineExceeded | null = null;
+
+  constructor(
+    readonly connection: PoolConnection,
+    private readonly deadlineMs: number,
+    private readonly onGiveUp: (threadId: number) => void,
+  ) {}
+
+  /**
+   * Runs `statement` (one command on the connection) and waits for it at most the deadline.
+   * @throws what `statement` throws; {@link ClientDeadlineExceeded} at the deadline, or at once
+   * (without running it) when an earlier statement passed it.
+   */
+  async within<T>(statement: () => Promise<T>): Promise<T> {
+    if (this.gaveUp) throw this.gaveUp;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.gaveUp = new ClientDeadlineExceeded(this.deadlineMs);
+        this.onGiveUp(this.connection.threadId);
+        reject(this.gaveUp);
+      }, this.deadlineMs);
+    });
+    try {
+      return await Promise.race([statement(), deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Hands the connection back to the pool, or destroys it when a statement passed the deadline. */
+  release(): void {
+    if (!this.gaveUp) {
+      this.connection.release();
+      return;
+    }
+    // destroy() leaves the pool and ends the socket gracefully, which a silent peer never
+    // completes: the socket is destroyed outright too.
+    this.connection.destroy();
+    (this.connection.connection as unknown as { stream?: { destroy(): void } }).stream?.destroy();
   }
 }
 
