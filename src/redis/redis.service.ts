@@ -8,12 +8,23 @@ import { APP_CONFIG } from '../config/config.module';
 export type RedisState = 'ok' | 'down' | 'off';
 
 /**
+ * Milliseconds a command (a rate-limit count, a publish, `PING`) waits for Redis's answer. A Redis
+ * that accepts connections but stops answering (stopped, overloaded, a network that drops
+ * packets) leaves the connection `ready` and its commands pending for ever (ioredis #634): past
+ * this the command fails, and the command connection is dropped and remade, so the outage is
+ * taken exactly as a refused connection is.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 500;
+
+/**
  * The one owner of this instance's Redis connections (CONTRACT.md §1 `REDIS_URL`; DESIGN.md
  * "State that crosses instances"): `commands` for rate-limit counters, event publishing and the
  * health probe, `subscriber` for the change-event channel (a subscribed connection can run no
  * other command). Both reconnect on their own; commands never queue while Redis is away (they
- * fail at once, so callers fall back to per-instance state instead of waiting). An outage is
- * logged once, and its end once.
+ * fail at once, so callers fall back to per-instance state instead of waiting). A command
+ * connection whose Redis stops answering counts as away after {@link REDIS_COMMAND_TIMEOUT_MS}:
+ * its commands fail and the connection is destroyed and remade, so `state()` says `down` until
+ * Redis answers again. An outage is logged once, and its end once.
  */
 @Injectable()
 export class RedisService implements OnModuleDestroy {
@@ -39,7 +50,19 @@ export class RedisService implements OnModuleDestroy {
     };
     // Commands issued in one event-loop turn (the rate-limit counts of concurrent requests) go out
     // in one write: profiled, a write per command cost ~5% of a plain query's CPU (issue 8).
-    this.commands = new Redis(config.redisUrl, { ...options, enableAutoPipelining: true });
+    this.commands = new Redis(config.redisUrl, {
+      ...options,
+      enableAutoPipelining: true,
+      // ioredis #634: without these a Redis that stops answering keeps every command pending and
+      // the connection `ready`. `commandTimeout` fails each command; `socketTimeout` destroys the
+      // connection when no byte came back within the same time while commands wait, which emits
+      // `error` and `close` below and reconnects, as when Redis refuses connections.
+      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+      socketTimeout: REDIS_COMMAND_TIMEOUT_MS,
+      // Callers were answered when their command failed (a count was taken here instead): never
+      // send it again on the next connection.
+      autoResendUnfulfilledCommands: false,
+    });
     // The subscriber queues its SUBSCRIBE until connected; EventsService resubscribes on `ready`.
     this.subscriber = new Redis(config.redisUrl, { ...options, enableOfflineQueue: true });
     for (const connection of [this.commands, this.subscriber]) {
@@ -67,11 +90,14 @@ export class RedisService implements OnModuleDestroy {
     return this.commands ? settlesWithin(this.commands.ping(), timeoutMs) : false;
   }
 
+  /** Closes both connections, without waiting for commands in flight (and logs no outage). */
   onModuleDestroy(): void {
+    this.outage = true;
     this.commands?.disconnect();
     this.subscriber?.disconnect();
   }
 
+  /** Logs the start of an outage once (an `error` or `close` of either connection). */
   private lost(): void {
     if (this.outage || !this.commands) return;
     this.outage = true;
