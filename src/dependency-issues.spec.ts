@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { once, type EventEmitter } from 'node:events';
 import { connect, createServer, Server, Socket } from 'node:net';
 import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
 import { buildSchema } from 'graphql';
 import Redis from 'ioredis';
 import { Client } from 'pg';
@@ -11,9 +12,11 @@ import { SERVICE_URLS, describeWith } from '../test/support/services';
 import { DomainError, ErrorCode } from './common/domain-error';
 import type { AppConfig } from './config/app-config';
 import type { PoolOptions, SqlPool } from './datasources/dialect';
+import { MysqlPool } from './datasources/mysql-pool';
 import { PostgresPool } from './datasources/postgres-pool';
 import { PostgresDialect } from './datasources/postgres.dialect';
 import { compileDocument, DocumentCache } from './graphql-gateway/request/compiled-operation';
+import { EventsService } from './events/events.service';
 import { loggerModule } from './logging/logging';
 import type { MetricsService } from './metrics/metrics.service';
 import { RateLimitsService } from './rate-limits/rate-limits.service';
@@ -377,12 +380,71 @@ describeWith('postgres')('pg 8.23 / pg-pool 3.14 under PostgresPool', () => {
       await pool.close();
     }
   });
+
+  it('ends a transaction’s statement by its deadline when the server stops answering, and lends the connection no more (pg #3399)', async () => {
+    const pool = await open({ poolSize: 1, statementTimeoutMs: 300, acquireTimeoutMs: 1_000 });
+    try {
+      const inTransaction = settleWithin(
+        pool.transaction(async (run) => {
+          proxy.mute = true;
+          return run({ sql: 'SELECT 2 AS x', params: [] });
+        }),
+        1_000,
+      );
+      expect(codeOf(await inTransaction)).toBe(ErrorCode.Timeout);
+      // The silent connection was discarded: the one slot serves a new one.
+      proxy.mute = false;
+      const { rows } = await pool.run({ sql: 'SELECT 1 AS x', params: [] });
+      expect(rows).toEqual([{ x: 1 }]);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describeWith('mysql')('mysql2 3.24 under MysqlPool', () => {
+  it('ends a statement by its deadline when the server stops answering, and lends the connection no more (as pg #3399)', async () => {
+    // Like pg's, mysql2's only deadline is the server's (max_statement_time, or max_execution_time
+    // for SELECT on MySQL), whose error cannot arrive over a connection that went silent.
+    const target = new URL(SERVICE_URLS.mysql);
+    const proxy = await FlakyProxy.start(target.hostname, Number(target.port || 3306));
+    const url = new URL(SERVICE_URLS.mysql);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const pool = await MysqlPool.open(url.toString(), {
+      poolSize: 1,
+      statementTimeoutMs: 300,
+      acquireTimeoutMs: 1_000,
+    });
+    try {
+      expect((await pool.run({ sql: 'SELECT 1 AS x', params: [] })).rows).toEqual([{ x: 1 }]);
+      proxy.mute = true;
+      const statement = settleWithin(pool.run({ sql: 'SELECT 2 AS x', params: [] }), 1_000);
+      expect(codeOf(await statement)).toBe(ErrorCode.Timeout);
+      proxy.mute = false;
+      expect((await pool.run({ sql: 'SELECT 3 AS x', params: [] })).rows).toEqual([{ x: 3 }]);
+
+      const inTransaction = settleWithin(
+        pool.transaction(async (run) => {
+          proxy.mute = true;
+          return run({ sql: 'SELECT 4 AS x', params: [] });
+        }),
+        1_000,
+      );
+      expect(codeOf(await inTransaction)).toBe(ErrorCode.Timeout);
+      proxy.mute = false;
+      expect((await pool.run({ sql: 'SELECT 5 AS x', params: [] })).rows).toEqual([{ x: 5 }]);
+    } finally {
+      await pool.close();
+      await proxy.close();
+    }
+  });
 });
 
 describeWith('redis')('ioredis 5.11 under RedisService and RateLimitsService', () => {
   it('counts a request within 1.2 s when Redis accepts connections but stops answering (ioredis #634)', async () => {
-    // No commandTimeout: a command written to a silent Redis waits for ever, and the connection
-    // stays `ready`, so RedisService.state() keeps saying `ok` and no fallback is taken.
+    // Without a commandTimeout (RedisService sets one) a command written to a silent Redis waits
+    // for ever, and the connection stays `ready`, so RedisService.state() keeps saying `ok` and
+    // no fallback is taken.
     const target = new URL(SERVICE_URLS.redis);
     const proxy = await FlakyProxy.start(target.hostname, Number(target.port || 6379));
     const url = new URL(SERVICE_URLS.redis);
@@ -410,6 +472,61 @@ describeWith('redis')('ioredis 5.11 under RedisService and RateLimitsService', (
     }
   });
 });
+
+describeWith('redis')(
+  'ioredis 5.11: a Redis that stops answering is an outage (ioredis #634)',
+  () => {
+    it('says down, logs it once, counts later requests at once, settles publishes, and shares again when Redis answers', async () => {
+      const target = new URL(SERVICE_URLS.redis);
+      const proxy = await FlakyProxy.start(target.hostname, Number(target.port || 6379));
+      const url = new URL(SERVICE_URLS.redis);
+      url.host = `127.0.0.1:${proxy.port}`;
+      const config = { redisUrl: url.toString() } as AppConfig;
+      const redis = new RedisService(config);
+      const events = new EventsService(config, redis);
+      const bucket = `test:dependency-issues:${randomUUID()}`;
+      const metrics = { rateLimited: () => undefined } as unknown as MetricsService;
+      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      const log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+      try {
+        if (redis.commands!.status !== 'ready') await once(redis.commands!, 'ready');
+        const limits = new RateLimitsService(redis, metrics);
+        const check = { bucket, limit: 10, caller: 'key' as const };
+        await limits.consume(check);
+        proxy.mute = true;
+        expect((await settleWithin(limits.consume(check), 1_200)).state).toBe('resolved');
+        expect(await eventually(async () => redis.state() === 'down', 1_000)).toBe(true);
+        // Counted in process at once, without waiting on Redis again.
+        expect((await settleWithin(limits.consume(check), 200)).state).toBe('resolved');
+        // A revocation's publish does not hold its request (ApiKeysService.revoke awaits it).
+        expect((await settleWithin(events.apiKeyRevoked({ keyId: 'k' }), 1_200)).state).toBe(
+          'resolved',
+        );
+        expect(await redis.ping()).toBe(false);
+        // Reconnections meanwhile fail too (their ready check goes unanswered): still one warning.
+        await new Promise((r) => setTimeout(r, 1_500));
+        expect(redis.state()).toBe('down');
+        const outages = warn.mock.calls.filter(([message]) => /unreachable/.test(String(message)));
+        expect(outages).toHaveLength(1);
+
+        proxy.mute = false;
+        expect(await eventually(async () => redis.state() === 'ok', 5_000)).toBe(true);
+        expect(await redis.ping()).toBe(true);
+        expect(log.mock.calls.some(([message]) => /reachable again/.test(String(message)))).toBe(
+          true,
+        );
+      } finally {
+        warn.mockRestore();
+        log.mockRestore();
+        redis.onModuleDestroy();
+        await proxy.close();
+        const direct = new Redis(SERVICE_URLS.redis, { maxRetriesPerRequest: 1 });
+        await direct.del(`${RATE_LIMIT_PREFIX}rate:${bucket}`);
+        await direct.quit();
+      }
+    });
+  },
+);
 
 describe('pino 10 redaction as loggerModule configures it', () => {
   it('censors REDACTED_FIELDS at the top level and one level down (bracket paths, @pinojs/redact)', () => {
