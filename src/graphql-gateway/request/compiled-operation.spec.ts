@@ -332,6 +332,21 @@ describe('executeOperation with graphql-jit', () => {
     });
   });
 
+  it('runs introspection of the schema with graphql-js, so it lists the schema’s own types only', async () => {
+    const text = '{ __schema { types { name } } __type(name: "Order") { name } }';
+    const { ours, theirs } = await run(text);
+    expect(ours.data).toEqual(theirs.data);
+    const names = (ours.data!.__schema as { types: { name: string }[] }).types.map((t) => t.name);
+    expect(names).toContain('Order');
+    expect(names).not.toContain('__CoercedVariable');
+    const [operation] = compileDocument(jitSchema, text, LIMITS, false).operations;
+    expect(operation.jitEligible).toBe(false);
+    // __typename is no introspection of the schema: graphql-jit runs it.
+    expect(
+      compileDocument(jitSchema, '{ __typename }', LIMITS, false).operations[0].jitEligible,
+    ).toBe(true);
+  });
+
   it('answers errors as graphql-js does: path, null propagation, no empty locations', async () => {
     const { ours, theirs } = await run('{ getOrders { id total } }');
     expect(ours.data).toEqual(theirs.data);

@@ -71,9 +71,18 @@ export class CompiledOperation {
     this.rootFieldNames = rootFieldNames;
   }
 
-  /** Whether graphql-jit compiles this operation when it first runs (see {@link compiledQuery}). */
+  /**
+   * Whether graphql-jit compiles this operation when it first runs (see {@link compiledQuery}):
+   * at most {@link JIT_MAX_FIELDS} expanded fields, and no introspection of the schema
+   * (`__schema`, `__type`). graphql-jit runs against a compile-only copy of the schema that holds
+   * one more type (`compileWithJit`), which introspection would list; it is rare (GraphiQL,
+   * codegen) and runs with graphql-js on the schema itself.
+   */
   get jitEligible(): boolean {
-    return this.expandedFields <= JIT_MAX_FIELDS;
+    return (
+      this.expandedFields <= JIT_MAX_FIELDS &&
+      !this.rootFieldNames.some((name) => INTROSPECTION_ROOT_FIELDS.has(name))
+    );
   }
 
   /** Whether graphql-jit was asked and could not compile the operation (logged when it refused). */
@@ -134,6 +143,9 @@ export class CompiledOperation {
     return this.jit;
   }
 }
+
+/** The root fields that read the schema itself (GraphQL spec §4.2); `__typename` does not. */
+const INTROSPECTION_ROOT_FIELDS = new Set(['__schema', '__type']);
 
 /**
  * The largest operation graphql-jit compiles, in expanded fields: ~30–100 ms of compiling and
