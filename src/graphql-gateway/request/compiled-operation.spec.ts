@@ -254,6 +254,12 @@ describe('executeOperation with graphql-jit', () => {
     expect(big.jitEligible).toBe(false);
     const { ours, theirs } = await run(large);
     expect(ours.data).toEqual(theirs.data);
+    // graphql-js's null in a non-null field is answered with its message, as graphql-jit's is.
+    expect(ours.errors).toHaveLength(90);
+    expect(ours.errors![0]).toEqual({
+      message: 'Cannot return null for non-nullable field Order.total.',
+      path: ['a0', 1, 'total'],
+    });
     expect(compiled.compiledQuery(jitSchema, big)).toBeNull();
     expect(big.jitRefused).toBe(false);
     expect(big.codeBytes).toBe(0);

@@ -90,6 +90,18 @@ export function coerceRequestVariables(
 }
 
 /**
+ * graphql-js's `execute` reports a null in a non-null field with a plain `Error` (graphql 16,
+ * `completeValue`), where graphql-jit gives a `GraphQLError`; its message names only the type and
+ * field, so it is answered as graphql-jit answers it.
+ */
+function isNullInNonNullField(error: Error): boolean {
+  return (
+    error.constructor === Error &&
+    error.message.startsWith('Cannot return null for non-nullable field ')
+  );
+}
+
+/**
  * One execution error as the caller sees it (CONTRACT.md §6 Error codes): a domain error keeps its
  * message with its code; a database refusal its code and field; GraphQL's own errors pass;
  * anything else is a bug of the service, logged by name and driver code only (never a caller's
@@ -109,7 +121,7 @@ export function formatExecutionError(error: GraphQLError): GraphQLFormattedError
     const { code, field } = original.refusal;
     return { message: original.message, path, extensions: { code, field } };
   }
-  if (!original || original instanceof GraphQLError) {
+  if (!original || original instanceof GraphQLError || isNullInNonNullField(original)) {
     const formatted = error.toJSON();
     // graphql-jit gives `locations: []` where graphql-js gives none (documents carry no locations).
     if (formatted.locations?.length === 0) delete (formatted as { locations?: unknown }).locations;
