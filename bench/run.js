@@ -23,13 +23,13 @@
  */
 require('reflect-metadata');
 const autocannon = require('autocannon');
-const { fork, spawn } = require('node:child_process');
-const { createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
-const { createServer } = require('node:net');
+const { fork } = require('node:child_process');
+const { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const { cpus, tmpdir } = require('node:os');
 const { isDeepStrictEqual } = require('node:util');
 const { join } = require('node:path');
 const { createMysqlDataset, createPostgresDataset, createSqliteDataset } = require('./dataset');
+const { TICK_MS, cpuMs, emptyPostgresDatabase, freePort, rssMb, startService } = require('./process');
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
@@ -40,7 +40,6 @@ const MYSQL = process.env.BENCH_MYSQL_URL || 'mysql://root@127.0.0.1:3306/mysql'
 const REDIS = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
 const WORKLOADS = (process.env.BENCH_WORKLOADS || 'q1,q2,q3').split(',');
 const OTHERS = process.env.BENCH_OTHERS !== '0';
-const TICK_MS = 10; // CLK_TCK = 100 on Linux
 
 const FORM = process.env.BENCH_FORM || 'variables';
 if (FORM !== 'variables' && FORM !== 'literal') throw new Error('BENCH_FORM is variables or literal');
@@ -81,26 +80,6 @@ const LABELS = {
   q3: 'Q3: count of Q1 filter',
 };
 
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** utime + stime of a process, in ms. */
-function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-  } catch {
-    return 0;
-  }
-}
-
 /**
  * CPU ms PostgreSQL has used so far: every live `postgres` process's own time, plus the time of
  * the backends that have exited, which the kernel adds to their parent's (the postmaster's)
@@ -121,16 +100,6 @@ function postgresCpuMs() {
   return total;
 }
 
-/** The process's resident memory now, in MB. */
-function rssMb(pid) {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Math.round(Number(m[1]) / 1024) : 0;
-  } catch {
-    return 0;
-  }
-}
-
 function peakRssMb(pid) {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Math.round(Number(m[1]) / 1024) : 0;
@@ -146,37 +115,6 @@ async function json(base, method, path, body, token) {
   const data = text ? JSON.parse(text) : null;
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
   return data;
-}
-
-/** Starts the built service; resolves when it listens. */
-async function startService(env) {
-  const port = await freePort();
-  // BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) to profile the service.
-  const nodeArgs = (process.env.BENCH_NODE_ARGS || '').split(' ').filter(Boolean);
-  // The V8 flags production starts with (package.json start:prod); BENCH_NODE_ARGS come after
-  // them, so a flag given there wins.
-  const prodArgs = require('../package.json').scripts['start:prod'].split(' ').filter((a) => a.startsWith('--'));
-  const child = spawn(process.execPath, [...prodArgs, ...nodeArgs, 'dist/src/main.js'], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  // BENCH_SERVICE_LOG=<file> keeps the service's output (its logs, or V8's --trace-* lines).
-  if (process.env.BENCH_SERVICE_LOG) {
-    const log = createWriteStream(process.env.BENCH_SERVICE_LOG, { flags: 'a' });
-    child.stdout.pipe(log);
-    child.stderr.pipe(log);
-  }
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('service did not start in 60 s')), 60_000);
-    child.stdout.on('data', (d) => {
-      if (String(d).includes('listening on')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`service exited with ${code}`)));
-  });
-  return { child, base: `http://127.0.0.1:${port}` };
 }
 
 async function startFloor(url) {
@@ -227,8 +165,8 @@ async function measure(target, request, pid) {
   const cpu0 = cpuMs(pid);
   const pg0 = postgresCpuMs();
   // Resident memory sampled while the workload runs: its own peak, whatever ran before.
-  let rss = rssMb(pid);
-  const sampler = setInterval(() => (rss = Math.max(rss, rssMb(pid))), 100);
+  let rss = Math.round(rssMb(pid));
+  const sampler = setInterval(() => (rss = Math.max(rss, Math.round(rssMb(pid)))), 100);
   const r = await load(target, request).finally(() => clearInterval(sampler));
   const n = r.requests.total;
   return {
@@ -292,25 +230,6 @@ function schemaBuilds() {
     out.push({ tables: n, ms: Math.round(ms), heapMb: Math.round((process.memoryUsage().heapUsed - heap0) / 1048576) });
   }
   return out;
-}
-
-/** A new, empty PostgreSQL database (the service's metadata store). */
-async function emptyPostgresDatabase(adminUrl, name) {
-  const { Client } = require('pg');
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
-  await admin.query(`CREATE DATABASE "${name}"`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, [name]);
-      await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
-      await admin.end();
-    },
-  };
 }
 
 /** autocannon's request options for a GraphQL request (`{query, variables?}`) with an API key. */

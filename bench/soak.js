@@ -1,6 +1,6 @@
 'use strict';
 /* eslint @typescript-eslint/no-require-imports: "off", no-console: "off" -- a CommonJS script for node, reporting on stdout as bench/run.js does */
-/* global require, process, console, __dirname, setTimeout, clearTimeout, performance, URL, Buffer */
+/* global require, process, console, __dirname, setTimeout, clearTimeout, performance, Buffer */
 /**
  * `npm run bench:soak` (issue 21 item 4): the built service as in production (NODE_ENV=production,
  * the V8 flags of `start:prod`, PostgreSQL metadata, Redis rate limits, a key with a ceiling of
@@ -39,20 +39,13 @@
  *   traffic, stops the service and drops them, without writing results.
  */
 const http = require('node:http');
-const { execFileSync, spawn } = require('node:child_process');
-const {
-  createWriteStream,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} = require('node:fs');
-const { createServer } = require('node:net');
+const { execFileSync } = require('node:child_process');
+const { mkdirSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { cpus, loadavg, tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Client } = require('pg');
 const { createPostgresDataset, size } = require('./dataset');
+const { cpuMs, emptyPostgresDatabase, rssMb, startService } = require('./process');
 
 const SECONDS = Number(process.env.SOAK_SECONDS || 600);
 const CONNECTIONS = Number(process.env.SOAK_CONNECTIONS || 8);
@@ -72,106 +65,8 @@ const CLIENT_TIMEOUT_MS = Math.max(30_000, 3 * DEADLINE_MS);
 const METRICS_TOKEN = 'soak-metrics-token-0123456789abcdef';
 const FIRST_ID = 10_000_000;
 const SCALE = 1;
-const TICK_MS = 10; // CLK_TCK = 100 on Linux
 
 // ---------------------------------------------------------------- the service and its process
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** Resident memory of a process in MB (0 once it is gone). */
-function rssMb(pid) {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/** utime + stime of a process, in ms. */
-function cpuMs(pid) {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(f[11]) + Number(f[12])) * TICK_MS;
-  } catch {
-    return 0;
-  }
-}
-
-/** A new, empty PostgreSQL database (the service's metadata store). */
-async function emptyPostgresDatabase(adminUrl, name) {
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
-  await admin.query(`CREATE DATABASE "${name}"`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      await admin.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`,
-        [name],
-      );
-      await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
-      await admin.end();
-    },
-  };
-}
-
-/**
- * Starts the built service with the V8 flags of `start:prod`; resolves when it listens. Keeps the
- * last lines of its output, to show why it died if it does.
- */
-async function startService(env) {
-  const port = await freePort();
-  const prodArgs = require('../package.json')
-    .scripts['start:prod'].split(' ')
-    .filter((a) => a.startsWith('--'));
-  const child = spawn(process.execPath, [...prodArgs, 'dist/src/main.js'], {
-    cwd: join(__dirname, '..'),
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const tail = [];
-  // Not the access log: its lines say nothing of a death.
-  const keep = (d) => {
-    tail.push(
-      ...String(d)
-        .split('\n')
-        .filter((l) => l && !l.includes('"request completed"')),
-    );
-    tail.splice(0, Math.max(0, tail.length - 20));
-  };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  if (process.env.BENCH_SERVICE_LOG) {
-    const log = createWriteStream(process.env.BENCH_SERVICE_LOG, { flags: 'a' });
-    child.stdout.pipe(log);
-    child.stderr.pipe(log);
-  }
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('service did not start in 60 s')), 60_000);
-    child.stdout.on('data', (d) => {
-      if (String(d).includes('listening on')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.on('exit', (code) =>
-      reject(new Error(`service exited with ${code}: ${tail.join('\n')}`)),
-    );
-  });
-  return { child, tail, base: `http://127.0.0.1:${port}` };
-}
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
 
