@@ -337,7 +337,9 @@ describeWith('postgres')('pg 8.23 / pg-pool 3.14 under PostgresPool', () => {
   });
 
   it('keeps no pool slot for a connection that came after acquireTimeoutMs (pg #3543, #3197)', async () => {
-    const pool = await open({ poolSize: 1, statementTimeoutMs: 2_000, acquireTimeoutMs: 200 });
+    // Wide margins: opening (and so its first connection) must fit acquireTimeoutMs on a loaded
+    // machine, and the delayed connection must come well after it.
+    const pool = await open({ poolSize: 1, statementTimeoutMs: 5_000, acquireTimeoutMs: 1_000 });
     try {
       // The one idle connection goes away (pg-pool drops it); the next must be made anew, slowly.
       await admin.query(
@@ -345,11 +347,11 @@ describeWith('postgres')('pg 8.23 / pg-pool 3.14 under PostgresPool', () => {
         [application],
       );
       expect(await eventually(async () => (await sessions()) === 0, 1_000)).toBe(true);
-      proxy.connectDelayMs = 400;
-      const slow = await settleWithin(pool.run({ sql: 'SELECT 1 AS x', params: [] }), 2_000);
+      proxy.connectDelayMs = 2_500;
+      const slow = await settleWithin(pool.run({ sql: 'SELECT 1 AS x', params: [] }), 4_000);
       expect(codeOf(slow)).toBe(ErrorCode.DatasourceUnavailable);
       // Past the delay a late connection would be complete: it must not hold the only slot.
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise((r) => setTimeout(r, 1_800));
       proxy.connectDelayMs = 0;
       const { rows } = await pool.run({ sql: 'SELECT 1 AS x', params: [] });
       expect(rows).toEqual([{ x: 1 }]);
