@@ -10,6 +10,11 @@ import type {
   StatementResult,
 } from './dialect';
 import { DatasourceErrors } from './datasources.errors';
+import {
+  ClientDeadlineExceeded,
+  clientDeadlineMs,
+  KEEP_ALIVE_INITIAL_DELAY_MS,
+} from './client-deadline';
 
 let mysqlDriver: typeof MysqlDriver | undefined;
 
@@ -41,26 +46,6 @@ export const MYSQL_SESSION_SQL =
 
 /** Prepared statements each connection keeps (the server caps them all together: `max_prepared_stmt_count`, 16382 by default). */
 const PREPARED_STATEMENTS_PER_CONNECTION = 256;
-
-/** TCP keep-alive probes start after this long idle, so a peer that vanished is found. */
-const KEEP_ALIVE_INITIAL_DELAY_MS = 10_000;
-
-/**
- * How long the client waits for a statement: the statement deadline, then a quarter second (a
- * tenth of the deadline when that is longer, at most a second) for the server's own error to
- * arrive. Past it the connection is taken for silent and given up (as in `postgres-pool.ts`).
- */
-function clientDeadlineMs(statementTimeoutMs: number): number {
-  return statementTimeoutMs + Math.min(1_000, Math.max(250, Math.round(statementTimeoutMs / 10)));
-}
-
-/** A statement still unanswered at {@link clientDeadlineMs}: its connection went silent. */
-class ClientDeadlineExceeded extends Error {
-  constructor(ms: number) {
-    super(`No answer from the server within ${ms} ms`);
-    this.name = 'ClientDeadlineExceeded';
-  }
-}
 
 export { parseMysqlUrl } from './datasource-urls';
 export type { MysqlUrlParts } from './datasource-urls';

@@ -1,6 +1,11 @@
 import { Client, Pool, PoolClient, PoolConfig, QueryResult } from 'pg';
 import type { CompiledQuery, PoolOptions, RunOptions, SqlPool, StatementResult } from './dialect';
 import { DatasourceErrors } from './datasources.errors';
+import {
+  ClientDeadlineExceeded,
+  clientDeadlineMs,
+  KEEP_ALIVE_INITIAL_DELAY_MS,
+} from './client-deadline';
 
 /** SQLSTATE of a statement cancelled by `statement_timeout` or a cancel request (PostgreSQL docs, Appendix A). */
 const QUERY_CANCELED = '57014';
@@ -15,26 +20,6 @@ const NETWORK_ERRORS = new Set([
   'ENOTFOUND',
   'EPIPE',
 ]);
-
-/** TCP keep-alive probes start after this long idle, so a peer that vanished is found (pg #909). */
-const KEEP_ALIVE_INITIAL_DELAY_MS = 10_000;
-
-/**
- * How long the client waits for a statement: the statement deadline, then a quarter second (a
- * tenth of the deadline when that is longer, at most a second) for the server's own timeout error
- * to arrive. Past it the connection is taken for silent (pg #3399) and given up.
- */
-function clientDeadlineMs(statementTimeoutMs: number): number {
-  return statementTimeoutMs + Math.min(1_000, Math.max(250, Math.round(statementTimeoutMs / 10)));
-}
-
-/** A statement still unanswered at {@link clientDeadlineMs}: its connection went silent. */
-class ClientDeadlineExceeded extends Error {
-  constructor(ms: number) {
-    super(`No answer from the server within ${ms} ms`);
-    this.name = 'ClientDeadlineExceeded';
-  }
-}
 
 /** SQLSTATE object_not_in_prerequisite_state (PostgreSQL docs, Appendix A). */
 const NOT_IN_PREREQUISITE_STATE = '55000';
