@@ -8,33 +8,15 @@
  * request within 100 ms. Loopback only; every loop is bounded in time and count.
  */
 const { spawn } = require('node:child_process');
-const { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
-const { createServer } = require('node:net');
+const { mkdirSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { createSqliteDataset } = require('./dataset');
+const { cpuMs, freePort, rssMb } = require('./process');
 
 const SECONDS = Number(process.env.ATTACK_SECONDS || 10);
 const CONCURRENCY = Number(process.env.ATTACK_CONCURRENCY || 4);
 const MAX_REQUESTS = 5_000;
-const TICK_MS = 10;
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-const cpuMs = (pid) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) * TICK_MS;
-};
-const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
-
 async function request(url, init) {
   const t0 = performance.now();
   try {
