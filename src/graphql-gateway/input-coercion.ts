@@ -37,6 +37,22 @@ const GRAPHQL_INT_TOKEN = /^-?(0|[1-9]\d*)$/;
 const GRAPHQL_FLOAT_TOKEN = /^-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?$/;
 const INT_MIN = -2147483648;
 const INT_MAX = 2147483647;
+/** A calendar date alone, as `Date` takes it. */
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The start of the day a date-only text names, where `scalar` expects a date and time (issue 22
+ * item 23, README "Input coercion"): midnight UTC for `DateTime` (an instant needs an offset, and
+ * the service answers instants in UTC), midnight as stored for `LocalDateTime` (no zone at all);
+ * `undefined` for any other text or scalar. `2024-03-05` → `2024-03-05T00:00:00Z` /
+ * `2024-03-05T00:00:00`. A day that does not exist stays refused by the write's or filter's check.
+ */
+export function startOfDay(text: string, scalar: string | undefined): string | undefined {
+  if (!DATE_ONLY.test(text)) return undefined;
+  if (scalar === 'DateTime') return `${text}T00:00:00Z`;
+  if (scalar === 'LocalDateTime') return `${text}T00:00:00`;
+  return undefined;
+}
 
 /**
  * The named leaf type a value is checked against: non-null and list wrappers removed. A single
@@ -107,6 +123,11 @@ function coerceLiteral(
         return text === 'true' || text === 'false'
           ? { kind: Kind.BOOLEAN, value: text === 'true' }
           : undefined;
+      case 'DateTime':
+      case 'LocalDateTime': {
+        const start = startOfDay(text, scalarName(type));
+        return start === undefined ? undefined : { kind: Kind.STRING, value: start };
+      }
       default:
         return undefined;
     }
@@ -157,8 +178,11 @@ function coerceVariable(value: unknown, type: GraphQLInputType): unknown {
       return typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
     case 'Boolean':
       return value === 'true' ? true : value === 'false' ? false : value;
+    case 'DateTime':
+    case 'LocalDateTime':
+      return typeof value === 'string' ? (startOfDay(value, scalarName(type)) ?? value) : value;
     default:
-      return value; // ID and custom scalars
+      return value; // ID and the other custom scalars
   }
 }
 
@@ -245,19 +269,22 @@ export function coerceVariables(
  * - `42`, `12.5` where `String` is expected → `"42"`, `"12.5"`;
  * - `"true"` / `"false"` where `Boolean` is expected → `true` / `false`;
  * - `"PAID"` where an enum with a value named `PAID` is expected → `PAID`; a text that is the
- *   stored value of a database enum's value → that value's name (`"on hold"` → `on_hold`).
+ *   stored value of a database enum's value → that value's name (`"on hold"` → `on_hold`);
+ * - a date alone, `"2024-03-05"`, where `DateTime` is expected → that day's start in UTC,
+ *   `"2024-03-05T00:00:00Z"`; where `LocalDateTime` is expected → `"2024-03-05T00:00:00"`.
  *
  * Variables (only those declared by the operation that runs: the one named `operationName`, or
  * the only one): the same rules on the JSON value, through lists and input-object fields:
  * `{"n": "42"}` for `$n: Int` → `{"n": 42}`; `{"s": 42}` for `$s: String` → `{"s": "42"}`;
- * `{"b": "true"}` for `$b: Boolean` → `{"b": true}`. Enum values are already strings in JSON
+ * `{"b": "true"}` for `$b: Boolean` → `{"b": true}`; `{"t": "2024-03-05"}` for `$t: DateTime` →
+ * `{"t": "2024-03-05T00:00:00Z"}`. Enum values are already strings in JSON
  * (their names); a string that names no value but is one value's stored text becomes its name
  * (`{"m": "on hold"}` → `{"m": "on_hold"}`).
  *
  * It never guesses: `"12.5"`, `"1e3"`, `" 12"`, `"12abc"`, `""` into `Int`; `"TRUE"`, `"yes"`, `"1"`
  * into `Boolean`; a text that names no enum value; values with no expected type (unknown field or
- * argument); `ID` and custom scalars (which take numbers or text themselves) all stay as sent, so
- * the standard GraphQL errors still report them.
+ * argument); `ID` and the other custom scalars (which take numbers or text themselves) all stay
+ * as sent, so the standard GraphQL errors still report them.
  *
  * @returns `document`: the coerced document, the very same object when nothing changed;
  *   `variables`: the coerced variables (the same object when nothing changed, `{}` when none were

@@ -277,10 +277,18 @@ class TypeFactory {
     );
   }
 
-  /** Arguments of `delete<Base>`: the primary key. */
+  /**
+   * Arguments of `delete<Base>`: the primary key columns, non-null, typed as `update<Base>` types
+   * them ({@link column}): `ID` for a key of whole numbers, UUIDs or text, else the column's own
+   * scalar (a `date` of a partitioned table's key is `Date!`; CONTRACT.md §6 Values).
+   */
   keyArgs(node: RowNode): GraphQLFieldConfigArgumentMap {
     return Object.fromEntries(
-      node.table.primaryKey.map((name) => [name, { type: new GraphQLNonNull(GraphQLID) }]),
+      node.table.primaryKey.map((name) => {
+        const c = node.table.columns.find((column) => column.name === name);
+        const type = c ? this.column(node, c) : GraphQLID;
+        return [name, { type: new GraphQLNonNull(type) }];
+      }),
     );
   }
 

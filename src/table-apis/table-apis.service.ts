@@ -73,6 +73,42 @@ export function readOnlyProblem(
 /** The message of a refusal caused by {@link readOnlyProblem}. */
 const viewMessage = (table: string) => `Table "${table}" is a view: only select is possible`;
 
+/**
+ * The problem of a Table API that updates or deletes rows of a table without a primary key
+ * (none declared by its database, none chosen by a builder), or null when there is none:
+ * `update<Base>` and `delete<Base>` address one row by its key, so its schema could offer neither
+ * (CONTRACT.md §6). A view is left to {@link readOnlyProblem}, which refuses every write.
+ */
+export function noKeyProblem(
+  table: Pick<ModelTable, 'name' | 'primaryKey' | 'readOnly'> | undefined,
+  actions: ApiActions,
+): string | null {
+  if (!table || table.readOnly || table.primaryKey.length > 0) return null;
+  const keyed = (['update', 'delete'] as const).filter((a) => actions[a]);
+  if (keyed.length === 0) return null;
+  return (
+    `actions: "${table.name}" has no primary key, so ${keyed.join(' and ')} cannot address a ` +
+    `row; switch off ${keyed.join(', ')}, or first name its key columns ` +
+    `(PATCH /api/apps/:appId/model/tables/${table.name} {"primaryKey": [...]})`
+  );
+}
+
+/** The message of a refusal caused by {@link noKeyProblem}. */
+const noKeyMessage = (table: string) =>
+  `Table "${table}" has no primary key: update and delete are not possible`;
+
+/** The problem of an API's actions on its table ({@link readOnlyProblem}, {@link noKeyProblem}). */
+function actionsProblem(
+  table: ModelTable | undefined,
+  api: TableApiDefinition,
+): { problem: string; message: string } | null {
+  const view = readOnlyProblem(table, api.actions);
+  if (view) return { problem: view, message: viewMessage(api.table) };
+  const noKey = noKeyProblem(table, api.actions);
+  if (noKey) return { problem: noKey, message: noKeyMessage(api.table) };
+  return null;
+}
+
 /** Table APIs of an app version: create, read, change, delete, publish (CONTRACT.md §3). */
 @Injectable()
 export class TableApisService {
@@ -81,7 +117,8 @@ export class TableApisService {
   /**
    * Creates a draft API.
    * @throws DomainError INVALID_INPUT (every problem; insert, update or delete on a view is one,
-   * {@link readOnlyProblem}), CONFLICT (name taken).
+   * {@link readOnlyProblem}, and so is update or delete on a table without a primary key,
+   * {@link noKeyProblem}), CONFLICT (name taken).
    */
   create(
     appId: string,
@@ -119,7 +156,10 @@ export class TableApisService {
     return api;
   }
 
-  /** Changes an API; a published API stays published. @throws DomainError NOT_FOUND, INVALID_INPUT, CONFLICT. */
+  /**
+   * Changes an API; a published API stays published.
+   * @throws DomainError NOT_FOUND, INVALID_INPUT (as {@link create}), CONFLICT.
+   */
   update(
     appId: string,
     accountId: string,
@@ -153,8 +193,9 @@ export class TableApisService {
 
   /**
    * Publishes an API.
-   * @throws DomainError INVALID_INPUT without an active table or an active action, or with
-   * insert, update or delete active on a view ({@link readOnlyProblem}).
+   * @throws DomainError INVALID_INPUT without an active table or an active action, with
+   * insert, update or delete active on a view ({@link readOnlyProblem}), or with update or
+   * delete active on a table without a primary key ({@link noKeyProblem}).
    */
   publish(appId: string, accountId: string, apiId: string): Promise<{ status: 'published' }> {
     return this.versions.edit(appId, accountId, (def) => {
@@ -163,16 +204,13 @@ export class TableApisService {
       if (!def.tables.some((t) => t.name === api.table && t.active))
         problems.push(`table "${api.table}" is not an active model table`);
       if (!Object.values(api.actions).some(Boolean)) problems.push('no action is active');
-      const view = readOnlyProblem(
+      const actions = actionsProblem(
         def.tables.find((t) => t.name === api.table),
-        api.actions,
+        api,
       );
-      if (view) problems.push(view);
+      if (actions) problems.push(actions.problem);
       if (problems.length)
-        throw invalidInput(
-          view ? viewMessage(api.table) : 'This API cannot be published yet',
-          problems,
-        );
+        throw invalidInput(actions?.message ?? 'This API cannot be published yet', problems);
       api.status = 'published';
       api.updatedAt = new Date().toISOString();
       return { status: 'published' as const };
@@ -199,9 +237,8 @@ export class TableApisService {
         ? fieldsTreeProblems(def, api.table, api.fields)
         : []
       : [`table: "${api.table}" is not in the model; import it first`];
-    const view = readOnlyProblem(table, api.actions);
-    if (view) problems.unshift(view);
-    if (problems.length)
-      throw invalidInput(view ? viewMessage(api.table) : 'Invalid Table API', problems);
+    const actions = actionsProblem(table, api);
+    if (actions) problems.unshift(actions.problem);
+    if (problems.length) throw invalidInput(actions?.message ?? 'Invalid Table API', problems);
   }
 }

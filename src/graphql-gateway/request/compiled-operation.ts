@@ -243,11 +243,89 @@ function validationRefusal(messages: string[]): RequestRefusal {
 }
 
 /**
+ * Deepest nesting of a literal value in a query text: objects and lists, the argument list (or
+ * variable definitions) the value stands in counting as one level, as the variables object does
+ * for a variable, so a value is refused, or not, the same in both forms (`MAX_VARIABLE_DEPTH` of
+ * `execute-operation.ts`, equal by test). graphql-js parses, coerces and validates values
+ * recursively: `{and: [` written 1,000 times exhausts the stack in `parse` itself.
+ */
+export const MAX_LITERAL_DEPTH = 256;
+
+/**
+ * Deepest nesting of selection sets in a query text (the operation's own braces count), far
+ * beyond the nesting limit of relations (12) and of introspection; parsed recursively too.
+ */
+export const MAX_SELECTION_DEPTH = 256;
+
+/**
+ * The first nesting of a query text beyond {@link MAX_LITERAL_DEPTH} (brackets and braces from
+ * the outermost open `(`, which counts as one) or {@link MAX_SELECTION_DEPTH} (braces and brackets
+ * outside parentheses), found in one pass over the characters, without recursion and before
+ * anything parses: strings, block strings and comments are skipped. Unbalanced text is counted as
+ * it comes (its parse fails anyway); the open brackets never exceed the two limits together.
+ * @returns the refusal's message, naming the limit, or null when the text nests within both.
+ */
+export function textNestingProblem(
+  text: string,
+  valueLimit = MAX_LITERAL_DEPTH,
+  selectionLimit = MAX_SELECTION_DEPTH,
+): string | null {
+  const n = text.length;
+  let open = 0;
+  // How many brackets were open when the outermost open `(` opened; -1 outside arguments.
+  let argumentsAt = -1;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 0x23 /* # */) {
+      while (i < n && text.charCodeAt(i) !== 0x0a && text.charCodeAt(i) !== 0x0d) i++;
+      continue;
+    }
+    if (c === 0x22 /* " */) {
+      if (text.startsWith('"""', i)) {
+        // A block string; its only escape is a backslash before """.
+        i += 3;
+        while (i < n && !text.startsWith('"""', i)) i += text.startsWith('\\"""', i) ? 4 : 1;
+        i += 3;
+      } else {
+        // A string ends at its closing quote or, unterminated, at the end of its line.
+        i++;
+        while (i < n) {
+          const d = text.charCodeAt(i);
+          if (d === 0x22 || d === 0x0a || d === 0x0d) break;
+          i += d === 0x5c /* backslash */ ? 2 : 1;
+        }
+        i++;
+      }
+      continue;
+    }
+    if (c === 0x28 /* ( */ || c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (c === 0x28 && argumentsAt < 0) argumentsAt = open;
+      open++;
+      if (argumentsAt >= 0) {
+        if (open - argumentsAt > valueLimit) {
+          return `A value in the query text nests objects and lists more than ${valueLimit} levels deep; the limit is ${valueLimit}`;
+        }
+      } else if (open > selectionLimit) {
+        return `Selection sets in the query text nest more than ${selectionLimit} levels deep; the limit is ${selectionLimit}`;
+      }
+    } else if (c === 0x29 /* ) */ || c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      if (open > 0) open--;
+      if (open <= argumentsAt) argumentsAt = -1;
+    }
+    i++;
+  }
+  return null;
+}
+
+/**
  * Request step 6 (DESIGN.md): turns a query text into a {@link CompiledDocument} or refuses it.
- * In order, each bounded before it is paid: the text's size (bytes), parsing without locations
- * under the token ceiling, the document's shape with fragments expanded (spreads, aliases,
- * nesting, fields; linear), literal coercion (CONTRACT.md §6 Values), graphql-js validation
- * (its specified rules, including MaxIntrospectionDepthRule), and each operation's field plan.
+ * In order, each bounded before it is paid: the text's size (bytes), the nesting of its values
+ * and selection sets ({@link textNestingProblem}, before anything recursive), parsing without
+ * locations under the token ceiling, the document's shape with fragments expanded (spreads,
+ * aliases, nesting, fields; linear), literal coercion (CONTRACT.md §6 Values), graphql-js
+ * validation (its specified rules, including MaxIntrospectionDepthRule), and each operation's
+ * field plan.
  * @param suggestions whether validation messages may suggest names ("Did you mean …"): only for
  * the builder, who sees every name anyway (CONTRACT.md §6 "never suggest names outside them").
  * @throws RequestRefusal 400 with `GRAPHQL_PARSE_FAILED` or `GRAPHQL_VALIDATION_FAILED`.
@@ -266,6 +344,9 @@ export function compileDocument(
       `The query text has ${bytes} bytes; the limit is ${limits.queryBytes}`,
     );
   }
+  // Before anything recursive: graphql-js's parser recurses per level of nesting.
+  const nesting = textNestingProblem(text);
+  if (nesting) throw validationRefusal([nesting]);
   let parsed: DocumentNode;
   try {
     parsed = parse(text, { noLocation: true, maxTokens: limits.queryTokens });

@@ -11,13 +11,35 @@ import type { RootFieldInfo } from '../schema-builder';
 const FIELDS_WITHOUT_API = new Set(['__schema', '__type', '__typename', '_noOperations']);
 
 /**
+ * The refusal of a root field the caller's schema does not hold. Validation lets such a field
+ * through only under a root type that schema lacks (graphql-js 16 checks fields against the
+ * operation's root type only when the schema has one): a `mutation` sent by a caller who sees no
+ * write operation. What the caller lacks is answered as for a known operation outside its view
+ * (CONTRACT.md §6): anonymous, a key (401 `Invalid API key`); a key, its scope (403 `API key not
+ * authorised for this endpoint`). A builder or an app user sees every operation a key could
+ * unlock, so for them nothing serves it (403).
+ */
+function unknownFieldRefusal(caller: Caller, name: string): DomainError {
+  switch (caller.kind) {
+    case 'anonymous':
+      return ApiKeyErrors.invalid();
+    case 'key':
+      return ApiKeyErrors.endpointOutOfScope();
+    default:
+      return new DomainError(ErrorCode.Forbidden, `Operation "${name}" is not served here`);
+  }
+}
+
+/**
  * Request step 6, endpoint scope (CONTRACT.md §6 caller table): every root field of the operation
  * must be one the caller may call, and anything not recognised is refused. A key needs the
  * field's API in its scope (else 403 `API key not authorised for this endpoint`); an anonymous
  * caller needs the action switched public (else 401 `Invalid API key`); an app user may call every
  * published API (rows are bounded by row rules) and a builder every field of their working version.
- * @throws DomainError FORBIDDEN or UNAUTHENTICATED as above; FORBIDDEN for a root field that is
- * neither introspection nor an API operation (never a pass).
+ * A root field the caller's schema does not hold (a mutation where it has no `Mutation` type) is
+ * refused the same way: 401 for an anonymous caller, 403 for a key, 403 `Operation … is not served
+ * here` for a builder or an app user.
+ * @throws DomainError FORBIDDEN or UNAUTHENTICATED as above (never a pass).
  */
 export function authorizeRootFields(
   caller: Caller,
@@ -29,7 +51,7 @@ export function authorizeRootFields(
     const info = rootFields.get(name);
     if (!info) {
       if (FIELDS_WITHOUT_API.has(name)) continue;
-      throw new DomainError(ErrorCode.Forbidden, `Operation "${name}" is not served here`);
+      throw unknownFieldRefusal(caller, name);
     }
     switch (caller.kind) {
       case 'key': {
