@@ -1,10 +1,12 @@
 import { InitialSchema1763683200000 } from './1763683200000-initial-schema';
 import { DatasourceServerVersion1763769600000 } from './1763769600000-datasource-server-version';
 import { AppUsers1764115200000 } from './1764115200000-app-users';
+import { AccountLifecycle1766102400000 } from './1766102400000-account-lifecycle';
 
 /** Every metadata migration, oldest first; run at start on SQLite and PostgreSQL alike. */
 export const METADATA_MIGRATIONS = [
   InitialSchema1763683200000,
   DatasourceServerVersion1763769600000,
   AppUsers1764115200000,
+  AccountLifecycle1766102400000,
 ];

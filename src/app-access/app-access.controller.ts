@@ -98,8 +98,10 @@ export class AppAccessController {
     @Req() req: Request,
   ): Promise<{ token: string }> {
     await this.apps.get(appId);
-    await this.throttle.attempt(`${appId}:${body.email}`, req.ip ?? 'unknown');
-    return { token: await this.users.login(appId, body.email, body.password) };
+    const token = await this.throttle.attempt(`${appId}:${body.email}`, req.ip ?? 'unknown', () =>
+      this.users.login(appId, body.email, body.password),
+    );
+    return { token };
   }
 
   /** `GET …/permissions` (builders): every role's rules in the working version. */

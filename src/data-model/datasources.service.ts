@@ -61,9 +61,13 @@ export class DatasourcesService {
    * Checks the URL against its type's rules ({@link checkDatasourceUrl}: allowed parameters, one
    * network host, no file), tries the connection, then saves the datasource. A SQLite URL names a
    * file in the app's own folder `<SQLITE_DATASOURCE_DIR>/<appId>/` (created here on first use)
-   * and is stored as the builder wrote it (`sqlite:sales.db`), resolved again on every open.
-   * @throws DomainError INVALID_INPUT (type, URL), CONFLICT (name taken), DATASOURCE_UNREACHABLE
-   * (driver's reason, no password).
+   * and is stored as the builder wrote it (`sqlite:sales.db`), resolved again on every open. The
+   * trial connection, as every later one, is refused when it reaches the service's own metadata
+   * store or a copy of it (`DatasourcePoolsService`, `datasources/own-store.ts`; issue 22 item 1).
+   * @throws DomainError INVALID_INPUT (type, URL, the service's store or a copy of it), CONFLICT
+   * (name taken), DATASOURCE_UNREACHABLE (one message per kind of failure: no server of the type
+   * answered, the login refused, no such database; `datasources/connect-failures.ts`; never the
+   * driver's words for a network datasource, never the URL or password).
    */
   async create(
     appId: string,

@@ -14,6 +14,7 @@ import {
   parsePostgresUrl,
   parseSqliteUrl,
   postgresClientConfig,
+  redactUrl,
   storedSqliteUrl,
   postgresTls,
 } from './datasource-urls';
@@ -438,6 +439,62 @@ describe('checkDatasourceUrl', () => {
     ).toMatch(/"sslcert"/);
     expect(refusal(() => checkDatasourceUrl('oracle', 'x')).message).toMatch(
       /"oracle" is not supported/,
+    );
+  });
+});
+
+describe("redactUrl (issue 22 item 9: by the URL's parts, never inside words)", () => {
+  it('leaves words that contain the password alone', () => {
+    const url = 'postgres://bob:p@db.example.com:5432/shop';
+    expect(redactUrl('Connection terminated unexpectedly', url)).toBe(
+      'Connection terminated unexpectedly',
+    );
+    expect(redactUrl('Received unexpected copyData message from backend.', url)).toBe(
+      'Received unexpected copyData message from backend.',
+    );
+    // A one-digit password leaves addresses and numbers as they are.
+    expect(redactUrl('connect ECONNREFUSED 127.0.0.1:5432', 'postgres://bob:1@127.0.0.1/x')).toBe(
+      'connect ECONNREFUSED 127.0.0.1:5432',
+    );
+  });
+
+  it('replaces the URL itself, as written and percent-decoded', () => {
+    const url = 'postgres://bob:s%40cret@db.example.com:5432/shop';
+    expect(redactUrl(`cannot open ${url} now`, url)).toBe('cannot open <datasource url> now');
+    expect(redactUrl('cannot open postgres://bob:s@cret@db.example.com:5432/shop', url)).toBe(
+      'cannot open <datasource url>',
+    );
+  });
+
+  it('removes the user information of any URL-looking text, whatever its host', () => {
+    const url = 'postgres://bob:hunter2@db.example.com/shop';
+    expect(redactUrl('redirected to postgresql://bob:hunter2@10.0.0.5:5433/other?x=1', url)).toBe(
+      'redirected to postgresql://***@10.0.0.5:5433/other?x=1',
+    );
+    // A password with a raw @, as a driver may print it once decoded.
+    expect(redactUrl('see mysql://root:a@b@host/db', url)).toBe('see mysql://***@host/db');
+  });
+
+  it('replaces the password where it stands as a whole token', () => {
+    const url = 'mysql://app:Tr0ub4dor@db/shop';
+    expect(redactUrl('password "Tr0ub4dor" is wrong', url)).toBe('password "***" is wrong');
+    expect(redactUrl('password=Tr0ub4dor, user=app', url)).toBe('password=***, user=app');
+    expect(redactUrl('it was Tr0ub4dor.', url)).toBe('it was ***.');
+    // Inside a longer token it is part of something else.
+    expect(redactUrl('xTr0ub4dorx', url)).toBe('xTr0ub4dorx');
+  });
+
+  it('treats the password as text, not as a pattern', () => {
+    const url = 'postgres://bob:a.%2B*@db/shop';
+    expect(redactUrl("password 'a.+*' and 'abbb'", url)).toBe("password '***' and 'abbb'");
+  });
+
+  it('leaves a message without secrets, and a URL that is no URL, as they are', () => {
+    expect(redactUrl('file is not a database', 'sqlite:/srv/data/a.db')).toBe(
+      'file is not a database',
+    );
+    expect(redactUrl('cannot open sqlite:/srv/data/a.db', 'sqlite:/srv/data/a.db')).toBe(
+      'cannot open <datasource url>',
     );
   });
 });

@@ -546,3 +546,57 @@ export function storedSqliteUrl(url: string, root: string, appId: string): strin
   const folder = folders.find((f) => file.startsWith(f + sep));
   return folder ? `sqlite:${file.slice(folder.length + 1)}` : url;
 }
+
+/**
+ * What stands for the URL in a redacted message, and for a password or the user information of
+ * any URL in it.
+ */
+const REDACTED_URL = '<datasource url>';
+const REDACTED = '***';
+
+/** Characters that may stand right before a password for it to count as a whole token. */
+const TOKEN_BEFORE = String.raw`(?<=^|[\s'"\x60(\[{<=:,])`;
+/** Characters that may stand right after a password for it to count as a whole token. */
+const TOKEN_AFTER = String.raw`(?=$|[\s'"\x60)\]}>,;:.!?])`;
+
+/**
+ * A URL's user information, in any URL-looking text: `scheme://user:password@`, up to the last
+ * `@` before the host (a password may hold a raw `@` once a driver decoded it).
+ */
+const URL_USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#'"\x60<>]*@/gi;
+
+/**
+ * A driver message (for logs) with nothing of a datasource URL's secrets in it (issue 22, item 9),
+ * by the URL's parts rather than by substrings:
+ * - the URL itself, as written and percent-decoded, becomes `<datasource url>`;
+ * - the user information of any URL-looking text (`postgres://bob:secret@…`, however the driver
+ *   rewrote the rest) becomes `***@`;
+ * - the URL's password, where it stands as a whole token (between spaces, quotes, brackets, `=`,
+ *   `:` or `,` and the end of a phrase), becomes `***`. A password never replaces letters inside a
+ *   word: with the password `p`, "unexpectedly" stays as it is (it became "unex***ectedly").
+ * A URL that does not parse (`sqlite:<file>` has no secret) only has its text replaced.
+ * @param message the driver's message.
+ * @param url the datasource URL as the builder gave it.
+ */
+export function redactUrl(message: string, url: string): string {
+  const forms = new Set([url]);
+  try {
+    forms.add(decodeURIComponent(url));
+  } catch {
+    /* a malformed escape: the URL as written only */
+  }
+  let out = message;
+  for (const form of [...forms].filter(Boolean).sort((a, b) => b.length - a.length))
+    out = out.split(form).join(REDACTED_URL);
+  out = out.replace(URL_USER_INFO, `$1${REDACTED}@`);
+  let password = '';
+  try {
+    const raw = new URL(url).password;
+    password = raw ? decodeURIComponent(raw) : '';
+  } catch {
+    /* not a URL with a password */
+  }
+  if (!password) return out;
+  const escaped = password.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return out.replace(new RegExp(`${TOKEN_BEFORE}${escaped}${TOKEN_AFTER}`, 'g'), REDACTED);
+}

@@ -1,12 +1,42 @@
 import { DomainError, ErrorCode } from '../common/domain-error';
+import type { ConnectFailure } from './connect-failures';
+import type { DatasourceType } from './dialect';
+import { serverName } from './own-store';
+
+/** What a builder should check, by the kind of failure (see `connect-failures.ts`). */
+const CONNECT_ADVICE: Record<ConnectFailure, (server: string) => string> = {
+  unreachable: (server) =>
+    `no ${server} server accepted the connection at that host and port: it may be down, ` +
+    `unreachable from the service, slow to answer or not a ${server} server; check the host, ` +
+    'the port and the TLS setting',
+  login: (server) =>
+    `the ${server} server refused the login; check the user name and the password, and that ` +
+    'this user may connect to the database',
+  database: (server) =>
+    `the ${server} server has no database of that name; check the database in the URL`,
+};
 
 /** Errors of the datasources module. */
 export const DatasourceErrors = {
-  /** The connection could not be opened; `reason` is the driver's, with any password removed. */
+  /**
+   * The connection could not be opened; `reason` is the driver's, with any password removed.
+   * Only for SQLite files (confined to the app's folder, nothing to scan): network datasources
+   * answer {@link DatasourceErrors.connectFailed}.
+   */
   unreachable: (reason: string) =>
     new DomainError(
       ErrorCode.DatasourceUnreachable,
       `Could not connect to the datasource: ${reason}`,
+    ),
+  /**
+   * A network datasource could not be opened: one message per kind of failure, never the
+   * driver's words, so registration tells a closed port, a silent one, an HTTP server and another
+   * database apart by nothing (issue 22, item 9; `connect-failures.ts`).
+   */
+  connectFailed: (type: DatasourceType, failure: ConnectFailure) =>
+    new DomainError(
+      ErrorCode.DatasourceUnreachable,
+      `Could not connect to the datasource: ${CONNECT_ADVICE[failure](serverName(type))}`,
     ),
   /** A statement ran past the deadline (CONTRACT.md §6 Limits: `TIMEOUT`). */
   timeout: (ms: number) =>

@@ -377,6 +377,40 @@ export interface PoolOptions {
   statementTimeoutMs: number;
   /** Wait for a free connection, in milliseconds, before `DATASOURCE_UNAVAILABLE`. */
   acquireTimeoutMs: number;
+  /**
+   * Run on every new connection before its first statement, with a runner bound to that one
+   * connection (PostgreSQL and MySQL/MariaDB: each physical connection, so a host name that
+   * resolves elsewhere later is checked again; SQL Server and SQLite: once, when the pool opens).
+   * Whatever it throws fails `open()`, or the statement that needed the connection, and the
+   * connection is discarded. `DatasourcePoolsService` refuses the service's own store with it
+   * (`own-store.ts`).
+   */
+  verifyConnection?: ConnectionCheck;
+}
+
+/** Runs one statement (see {@link SqlPool.run}), here on one given connection. */
+export type StatementRunner = (query: CompiledQuery) => Promise<StatementResult>;
+
+/** A check of a newly opened connection ({@link PoolOptions.verifyConnection}); throws to refuse it. */
+export type ConnectionCheck = (run: StatementRunner) => Promise<void>;
+
+/**
+ * Who a connection reached, as {@link Dialect.identify} reads it: enough to tell whether two
+ * connections reached the same database, whatever host name or address each used.
+ */
+export interface DatabaseIdentity {
+  /**
+   * Keys of the database, each on its own proof that two connections reached the same database
+   * when both have it (see `own-store.ts` for each database's): e.g. PostgreSQL's cluster
+   * `system_identifier` with `current_database()`, a SQLite file's real path. Every key starts
+   * with the database type, so keys of different types never match.
+   */
+  keys: string[];
+  /**
+   * A schema of the database holding every table of `STORE_FINGERPRINT` (`own-store.ts`): a copy
+   * of the service's own metadata store. Null when none does.
+   */
+  storeCopy: string | null;
 }
 
 /**
@@ -444,6 +478,12 @@ export interface Dialect {
   introspect(pool: SqlPool, tables: TableRef[]): Promise<IntrospectedTable[]>;
   /** What the server of this version supports. */
   capabilities(serverVersion: string | null): Capabilities;
+  /**
+   * Who `run`'s connection reached and whether the database holds a copy of the service's store
+   * (a few catalog reads, bounded by the statement deadline).
+   * @throws the driver's error when the catalog cannot be read.
+   */
+  identify(run: StatementRunner): Promise<DatabaseIdentity>;
   compileSelect(plan: SelectPlan): CompiledQuery;
   compileCount(plan: CountPlan): CompiledQuery;
   compileInsert(plan: InsertPlan): CompiledQuery;

@@ -1,5 +1,11 @@
 import { parseMssqlUrlParts } from './datasource-urls';
-import type { CompiledQuery, RunOptions, SqlPool, StatementResult } from './dialect';
+import type {
+  CompiledQuery,
+  ConnectionCheck,
+  RunOptions,
+  SqlPool,
+  StatementResult,
+} from './dialect';
 import { DatasourceErrors } from './datasources.errors';
 
 /**
@@ -139,24 +145,29 @@ export class MssqlPool implements SqlPool {
   ) {}
 
   /**
-   * Connects a pool with the given configuration (see {@link parseMssqlUrl}).
-   * @throws the driver's `ConnectionError` when the server cannot be reached or the login fails.
+   * Connects a pool with the given configuration (see {@link parseMssqlUrl}), then runs `verify`
+   * (when given) once on it: the mssql pool does not expose its connections one by one.
+   * @throws the driver's `ConnectionError` when the server cannot be reached or the login fails;
+   *   what `verify` throws.
    */
   static async open(
     config: MssqlConfig,
     statementTimeoutMs = config.requestTimeout,
+    verify?: ConnectionCheck,
   ): Promise<MssqlPool> {
     const pool = new (mssql().ConnectionPool)(config);
     // A connection that fails after login is dropped by the pool (it fails validation) and the
     // request on it rejects with its own error; without a listener the event would crash the process.
     pool.on('error', () => undefined);
+    const opened = new MssqlPool(pool, statementTimeoutMs);
     try {
       await pool.connect();
+      await verify?.((query) => opened.run(query));
     } catch (error) {
       await pool.close().catch(() => undefined);
       throw error;
     }
-    return new MssqlPool(pool, statementTimeoutMs);
+    return opened;
   }
 
   /** Runs a statement; `requestTimeout` is its deadline, and an aborted signal cancels it (TDS attention). */

@@ -5,6 +5,7 @@ import type {
   ColumnKind,
   CompiledQuery,
   Condition,
+  DatabaseIdentity,
   DatabaseRefusal,
   Dialect,
   InsertPlan,
@@ -14,11 +15,13 @@ import type {
   ModelForeignKey,
   SelectPlan,
   SqlPool,
+  StatementRunner,
   TableKind,
   TableRef,
   UpdatePlan,
   WriteContext,
 } from './dialect';
+import { identityKey, STORE_FINGERPRINT } from './own-store';
 import { translateMssqlError } from './mssql-errors';
 import { MssqlConfig, MssqlPool, parseMssqlUrl } from './mssql-pool';
 import { ParamList, SqlCompiler } from './sql-compiler';
@@ -322,6 +325,7 @@ export class MssqlDialect extends SqlCompiler implements Dialect {
         pool: { ...config.pool, acquireTimeoutMillis: options.acquireTimeoutMs },
       },
       options.statementTimeoutMs,
+      options.verifyConnection,
     );
   }
 
@@ -333,6 +337,29 @@ export class MssqlDialect extends SqlCompiler implements Dialect {
   /** OUTPUT exists on every supported version (2005+). */
   capabilities(): Capabilities {
     return { insertReturning: true, updateReturning: true };
+  }
+
+  /**
+   * The database a connection reached: `DB_NAME()` on the server named by
+   * `SERVERPROPERTY('ServerName')` (machine and instance, SQL Server docs "SERVERPROPERTY"), and
+   * the first schema holding every table of `STORE_FINGERPRINT` (`sys.tables`). The metadata store
+   * is never a SQL Server, so only the copy check can refuse one.
+   */
+  async identify(run: StatementRunner): Promise<DatabaseIdentity> {
+    const names = STORE_FINGERPRINT.map((_, i) => `@p${i + 1}`).join(', ');
+    const { rows } = await run({
+      sql:
+        "SELECT DB_NAME() AS [database], CONVERT(NVARCHAR(256), SERVERPROPERTY('ServerName')) AS [server], " +
+        '(SELECT TOP 1 s.name FROM sys.tables t JOIN sys.schemas s ON s.schema_id = t.schema_id ' +
+        `WHERE t.name IN (${names}) GROUP BY s.name ` +
+        `HAVING COUNT(DISTINCT t.name) = ${STORE_FINGERPRINT.length} ORDER BY s.name) AS [store_copy]`,
+      params: [...STORE_FINGERPRINT],
+    });
+    const row = rows[0] ?? {};
+    return {
+      keys: [identityKey('mssql', 'server', String(row.server), String(row.database))],
+      storeCopy: typeof row.store_copy === 'string' ? row.store_copy : null,
+    };
   }
 
   /**

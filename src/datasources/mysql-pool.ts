@@ -2,6 +2,7 @@ import type MysqlDriver from 'mysql2/promise';
 import type { Connection, Pool, PoolOptions, ResultSetHeader } from 'mysql2/promise';
 import { parseMysqlUrl } from './datasource-urls';
 import type { PoolConnection } from 'mysql2/promise';
+import { DomainError } from '../common/domain-error';
 import type {
   CompiledQuery,
   PoolOptions as DatasourcePoolOptions,
@@ -126,6 +127,8 @@ interface CoreConnection {
  * whose peer vanished.
  */
 export class MysqlPool implements SqlPool {
+  /** Connections (mysql2's core objects) `verifyConnection` accepted, each physical connection once. */
+  private readonly verified = new WeakSet<object>();
   private version: string | null = null;
   /** The last error of a connection's session setup (that connection was destroyed). */
   private sessionError: Error | null = null;
@@ -138,10 +141,13 @@ export class MysqlPool implements SqlPool {
 
   /**
    * Opens the pool and runs one statement on it (reading the server version), so an unreachable
-   * server, wrong credentials, an unknown database or a session that cannot be pinned fail here.
+   * server, wrong credentials, an unknown database or a session that cannot be pinned fail here;
+   * then `options.verifyConnection` (when given) checks that first connection. The connection
+   * wait (`connectTimeout`) is `acquireTimeoutMs`, as PostgreSQL's is, so a silent port costs no
+   * more than a closed one is made to.
    * @param sessionSql what each new connection runs first; {@link MYSQL_SESSION_SQL} but in tests.
    * @throws DomainError INVALID_INPUT for a URL that is not a mysql URL; the driver's error when the
-   * server refuses or cannot be reached.
+   * server refuses or cannot be reached; what `verifyConnection` throws.
    */
   static async open(
     url: string,
@@ -166,7 +172,7 @@ export class MysqlPool implements SqlPool {
       idleTimeout: 30_000,
       waitForConnections: true,
       queueLimit: 0,
-      connectTimeout: 5_000,
+      connectTimeout: limits.acquireTimeoutMs,
       enableKeepAlive: true,
       keepAliveInitialDelay: KEEP_ALIVE_INITIAL_DELAY_MS,
       resetOnRelease: false,
@@ -204,16 +210,22 @@ export class MysqlPool implements SqlPool {
       });
     });
     try {
-      // Straight on the pool, so the driver's own reason reaches the builder who registers it.
+      // Straight on the pool, so the driver's own error (whose code decides what the builder
+      // who registers it is told, connect-failures.ts) comes out.
       const first = await pool.getConnection();
       try {
         const [rows] = await first.query('SELECT VERSION() AS `version`');
         opened.version = String((rows as { version?: unknown }[])[0]?.version ?? '');
-      } finally {
+      } catch (error) {
         first.release();
+        throw error;
       }
+      // verify() destroys the connection when it refuses it, else it goes back to the pool.
+      await opened.verify(first);
+      first.release();
     } catch (error) {
       await pool.end().catch(() => undefined);
+      if (error instanceof DomainError) throw error;
       // The statement failed because its session could not be pinned: that is the cause to report.
       throw opened.sessionError ?? error;
     }
@@ -273,6 +285,27 @@ export class MysqlPool implements SqlPool {
     }
   }
 
+  /**
+   * Runs `verifyConnection` on a connection new to it (once per physical connection, so a host
+   * name that resolves to another server later is checked on the connection that reached it),
+   * each statement within the client-side deadline. A connection it refuses, or that fails it, is
+   * destroyed, never lent again.
+   * @throws what the check throws; the driver's error (or the deadline's) when its statements fail.
+   */
+  private async verify(connection: PoolConnection): Promise<void> {
+    const check = this.limits.verifyConnection;
+    if (!check || this.verified.has(connection.connection)) return;
+    const held = this.hold(connection);
+    try {
+      await check((query) => held.within(() => execute(connection, query)));
+      this.verified.add(connection.connection);
+    } catch (error) {
+      connection.destroy();
+      (connection.connection as unknown as { stream?: { destroy(): void } }).stream?.destroy();
+      throw error;
+    }
+  }
+
   /** `connection` with the client-side deadline of this pool; a statement past it is killed. */
   private hold(connection: PoolConnection): HeldConnection {
     return new HeldConnection(
@@ -284,10 +317,25 @@ export class MysqlPool implements SqlPool {
 
   /**
    * A connection of the pool within `acquireTimeoutMs` (mysql2's pool has no wait limit of its
-   * own); one that arrives later is handed back.
-   * @throws DomainError DATASOURCE_UNAVAILABLE when none came in time or the server is down.
+   * own; one that arrives later is handed back), checked by `verifyConnection` when it is new.
+   * @throws DomainError DATASOURCE_UNAVAILABLE when none came in time or the server is down; the
+   *   check's own `DomainError` when it refuses the connection (TIMEOUT or DATASOURCE_UNAVAILABLE
+   *   when its statements could not run).
    */
   private async acquire(): Promise<PoolConnection> {
+    const connection = await this.connectionWithin();
+    try {
+      await this.verify(connection);
+    } catch (error) {
+      if (error instanceof DomainError) throw error;
+      const classified = this.classify(error);
+      throw classified instanceof DomainError ? classified : DatasourceErrors.unavailable();
+    }
+    return connection;
+  }
+
+  /** {@link acquire} without the check. @throws DomainError DATASOURCE_UNAVAILABLE. */
+  private async connectionWithin(): Promise<PoolConnection> {
     let timer: NodeJS.Timeout | undefined;
     let timedOut = false;
     const pending = this.pool.getConnection();

@@ -4,6 +4,7 @@ import type {
   Capabilities,
   ColumnKind,
   CompiledQuery,
+  DatabaseIdentity,
   DatabaseRefusal,
   Dialect,
   InsertPlan,
@@ -12,10 +13,12 @@ import type {
   ModelColumn,
   ModelForeignKey,
   SqlPool,
+  StatementRunner,
   TableRef,
   UpdatePlan,
   WriteContext,
 } from './dialect';
+import { identityKey, STORE_FINGERPRINT } from './own-store';
 import { translateMysqlError } from './mysql-errors';
 import { MysqlDecimal, MysqlPool } from './mysql-pool';
 import { escapeLike, ParamList, SqlCompiler } from './sql-compiler';
@@ -272,6 +275,16 @@ export function mysqlEnumValues(columnType: string): string[] | null {
 }
 
 /**
+ * Who a MySQL/MariaDB connection reached (see {@link MysqlDialect.identify}); the `?`s are the
+ * table names of `STORE_FINGERPRINT`, counted in the connection's database.
+ */
+export const MYSQL_IDENTITY_SQL =
+  'SELECT DATABASE() AS `database`, VERSION() AS `version`, @@hostname AS `hostname`, ' +
+  '@@port AS `port`, @@datadir AS `datadir`, @@server_id AS `server_id`, ' +
+  '(SELECT COUNT(DISTINCT TABLE_NAME) FROM information_schema.TABLES ' +
+  `WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (${STORE_FINGERPRINT.map(() => '?').join(', ')})) AS \`fingerprint\``;
+
+/**
  * MySQL and MariaDB adapter (`mysql2`, see {@link MysqlPool}). Backtick quoting (MySQL "Schema
  * Object Names"), `?` placeholders, `LIMIT ? OFFSET ?`. NULL is the smallest value in MySQL's
  * ORDER BY (MySQL "Sorting Rows": NULLs first under ASC, last under DESC), which is the
@@ -303,6 +316,37 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
       insertReturning: mariadb && versionAtLeast(serverVersion ?? '', 10, 5),
       updateReturning: false,
     };
+  }
+
+  /**
+   * The database a connection reached ({@link MYSQL_IDENTITY_SQL}): the URL's database (the one
+   * schema a MySQL datasource reads) on a server keyed by `@@server_uuid` (MySQL ≥ 5.6; MariaDB
+   * has no such variable, so it is read only when `VERSION()` does not say MariaDB) and by
+   * `@@hostname`, `@@port`, `@@datadir` and `@@server_id` together, which MySQL and MariaDB both
+   * have and which tell two servers apart even on one machine. `storeCopy` is the database when it
+   * holds every table of `STORE_FINGERPRINT`.
+   */
+  async identify(run: StatementRunner): Promise<DatabaseIdentity> {
+    const { rows } = await run({ sql: MYSQL_IDENTITY_SQL, params: [...STORE_FINGERPRINT] });
+    const row = rows[0] ?? {};
+    const database = String(row.database ?? '');
+    const keys = [
+      identityKey(
+        'mysql',
+        'server',
+        String(row.hostname),
+        String(row.port),
+        String(row.datadir),
+        String(row.server_id),
+        database,
+      ),
+    ];
+    if (!/mariadb/i.test(String(row.version))) {
+      const uuid = (await run({ sql: 'SELECT @@server_uuid AS `uuid`', params: [] })).rows[0]?.uuid;
+      if (typeof uuid === 'string' && uuid) keys.push(identityKey('mysql', 'uuid', uuid, database));
+    }
+    const copy = Number(row.fingerprint) === STORE_FINGERPRINT.length;
+    return { keys, storeCopy: copy ? database : null };
   }
 
   /**

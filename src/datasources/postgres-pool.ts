@@ -1,4 +1,5 @@
 import { Client, Pool, PoolClient, PoolConfig, QueryResult } from 'pg';
+import { DomainError } from '../common/domain-error';
 import type { CompiledQuery, PoolOptions, RunOptions, SqlPool, StatementResult } from './dialect';
 import { DatasourceErrors } from './datasources.errors';
 import {
@@ -61,6 +62,9 @@ export function isUnavailable(error: unknown): boolean {
  * keep-alive finds idle connections whose peer vanished (pg #909).
  */
 export class PostgresPool implements SqlPool {
+  /** Connections `options.verifyConnection` accepted (each physical connection once). */
+  private readonly verified = new WeakSet<PoolClient>();
+
   private constructor(
     private readonly pool: Pool,
     private readonly options: PoolOptions,
@@ -68,9 +72,11 @@ export class PostgresPool implements SqlPool {
   ) {}
 
   /**
-   * Opens the pool and checks one connection.
+   * Opens the pool and checks one connection: it connects, and `options.verifyConnection` (when
+   * given) accepts it.
    * @param config connection settings (host, user, TLS, type parsers, session options).
-   * @throws the driver's error when the server cannot be reached or refuses the login.
+   * @throws the driver's error when the server cannot be reached or refuses the login; what
+   *   `verifyConnection` throws.
    */
   static async open(config: PoolConfig, options: PoolOptions): Promise<PostgresPool> {
     const pool = new Pool({
@@ -85,13 +91,38 @@ export class PostgresPool implements SqlPool {
     });
     // An idle client whose server went away emits here; without a listener the process would crash.
     pool.on('error', () => undefined);
+    const opened = new PostgresPool(pool, options, config);
     try {
-      (await pool.connect()).release();
+      const held = new HeldClient(
+        await pool.connect(),
+        clientDeadlineMs(options.statementTimeoutMs),
+      );
+      await opened.verify(held);
+      held.release();
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw error;
     }
-    return new PostgresPool(pool, options, config);
+    return opened;
+  }
+
+  /**
+   * Runs `options.verifyConnection` on a connection new to it, once per physical connection, so a
+   * host name that resolves to another server later is checked on the connection that reached it.
+   * A connection it refuses (or that fails it) is broken: released with the error, the pool ends it.
+   * @throws what the check throws; the driver's error when its statements fail.
+   */
+  private async verify(held: HeldClient): Promise<void> {
+    const check = this.options.verifyConnection;
+    if (!check || this.verified.has(held.client)) return;
+    try {
+      await check((query) => runOn(held, query));
+      this.verified.add(held.client);
+    } catch (error) {
+      held.broken ??= error instanceof Error ? error : new Error(String(error));
+      held.release();
+      throw error;
+    }
   }
 
   /**
@@ -157,19 +188,30 @@ export class PostgresPool implements SqlPool {
   }
 
   /**
-   * A connection of the pool, watched while held.
+   * A connection of the pool, watched while held, and checked by `options.verifyConnection` when
+   * it is new.
    * @throws DomainError DATASOURCE_UNAVAILABLE when the server is down, refuses connections, or
-   * the pool stayed full for `acquireTimeoutMs`.
+   * the pool stayed full for `acquireTimeoutMs`; the check's own `DomainError` when it refuses
+   * the connection (TIMEOUT or DATASOURCE_UNAVAILABLE when its statements could not run).
    */
   private async acquire(): Promise<HeldClient> {
+    let held: HeldClient;
     try {
-      return new HeldClient(
+      held = new HeldClient(
         await this.pool.connect(),
         clientDeadlineMs(this.options.statementTimeoutMs),
       );
     } catch {
       throw DatasourceErrors.unavailable();
     }
+    try {
+      await this.verify(held);
+    } catch (error) {
+      if (error instanceof DomainError) throw error;
+      const classified = this.classify(error, held);
+      throw classified instanceof DomainError ? classified : DatasourceErrors.unavailable();
+    }
+    return held;
   }
 
   /**

@@ -6,6 +6,7 @@ import type {
   Capabilities,
   ColumnKind,
   DatabaseEnum,
+  DatabaseIdentity,
   PoolOptions,
   DatabaseRefusal,
   Dialect,
@@ -13,10 +14,12 @@ import type {
   ListedTable,
   ModelColumn,
   SqlPool,
+  StatementRunner,
   TableRef,
   WriteContext,
 } from './dialect';
 import { postgresClientConfig } from './datasource-urls';
+import { identityKey, STORE_FINGERPRINT } from './own-store';
 import { PostgresPool } from './postgres-pool';
 import { translatePostgresError } from './postgres-errors';
 import { SqlCompiler } from './sql-compiler';
@@ -218,6 +221,26 @@ function enumOf(row: Record<string, unknown> | undefined): DatabaseEnum | undefi
 }
 
 /**
+ * Who a connection reached (see {@link PostgresDialect.identify}); every value as text, so the
+ * pool's type parsers and the metadata store's default ones read it alike, and the start time in
+ * UTC, so sessions in different time zones (the pool's is UTC) print it alike. `$1` is the table
+ * names of `STORE_FINGERPRINT`, `$2` their number: the first schema (by name) holding all of them,
+ * among tables, partitioned tables, views, materialized views and foreign tables.
+ */
+export const POSTGRES_IDENTITY_SQL = `SELECT current_database()::text AS database,
+  to_char(pg_postmaster_start_time() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS started,
+  COALESCE(has_function_privilege(to_regprocedure('pg_catalog.pg_control_system()'), 'EXECUTE'), false)::text AS control_readable,
+  (SELECT n.nspname::text FROM pg_catalog.pg_class c
+     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+    WHERE c.relname = ANY ($1::text[]) AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+    GROUP BY n.nspname HAVING count(DISTINCT c.relname) = $2::int
+    ORDER BY n.nspname LIMIT 1) AS store_copy`;
+
+/** The cluster's identifier, set by `initdb` (PostgreSQL docs, "System Information Functions"). */
+export const POSTGRES_SYSTEM_IDENTIFIER_SQL =
+  'SELECT system_identifier::text AS system_identifier FROM pg_catalog.pg_control_system()';
+
+/**
  * PostgreSQL adapter (`pg` through a TypeORM pool). Quoting with `"`, `$n` placeholders,
  * `ILIKE … ESCAPE '\'` for case-insensitive literal matching, explicit `NULLS FIRST/LAST` because
  * PostgreSQL sorts NULL as the largest value (PostgreSQL docs, "ORDER BY").
@@ -232,6 +255,31 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
 
   capabilities(): Capabilities {
     return { insertReturning: true, updateReturning: true };
+  }
+
+  /**
+   * The database a connection reached ({@link POSTGRES_IDENTITY_SQL}), with two keys: the
+   * cluster's `system_identifier` (`pg_control_system()`, PostgreSQL ≥ 9.6; the same on a physical
+   * replica, which holds the same data) with `current_database()`, when the login may call
+   * `pg_control_system()` (PUBLIC may by default; a second statement, as a refused function fails
+   * the whole statement that names it); and the server's `pg_postmaster_start_time()` with
+   * `current_database()`, which every login may read. A schema holding every table of
+   * `STORE_FINGERPRINT` is read from `pg_class`, whatever the login's privileges on it.
+   */
+  async identify(run: StatementRunner): Promise<DatabaseIdentity> {
+    const { rows } = await run({
+      sql: POSTGRES_IDENTITY_SQL,
+      params: [[...STORE_FINGERPRINT], STORE_FINGERPRINT.length],
+    });
+    const row = rows[0] ?? {};
+    const database = String(row.database);
+    const keys = [identityKey('postgres', 'started', String(row.started), database)];
+    if (row.control_readable === 'true') {
+      const system = await run({ sql: POSTGRES_SYSTEM_IDENTIFIER_SQL, params: [] });
+      const id = system.rows[0]?.system_identifier;
+      if (typeof id === 'string' && id) keys.push(identityKey('postgres', 'system', id, database));
+    }
+    return { keys, storeCopy: typeof row.store_copy === 'string' ? row.store_copy : null };
   }
 
   /**

@@ -104,12 +104,18 @@ export class SqlitePool implements SqlPool {
     private readonly options: PoolOptions,
   ) {}
 
-  /** Opens the pool and reads the SQLite version (which proves the file is a database). */
+  /**
+   * Opens the pool, reads the SQLite version (which proves the file is a database), and runs
+   * `options.verifyConnection` (when given) once: a file has no address to resolve again, and
+   * the datasource's URL is confined to its app folder again at every open.
+   * @throws the driver's error for a file that is no database; what `verifyConnection` throws.
+   */
   static async open(file: string, options: PoolOptions): Promise<SqlitePool> {
     users++;
     const pool = new SqlitePool(file, options);
     try {
       await pool.serverVersion();
+      await options.verifyConnection?.((query) => pool.run(query));
     } catch (error) {
       await pool.close();
       throw error;

@@ -6,15 +6,18 @@ import type {
   PoolOptions,
   Capabilities,
   ColumnKind,
+  DatabaseIdentity,
   DatabaseRefusal,
   Dialect,
   IntrospectedTable,
   ListedTable,
   ModelColumn,
   SqlPool,
+  StatementRunner,
   TableRef,
   WriteContext,
 } from './dialect';
+import { sqliteFileKeys, STORE_FINGERPRINT } from './own-store';
 import { SqlitePool } from './sqlite-pool';
 import { CASEFOLD } from './sqlite-connection';
 import { translateSqliteError } from './sqlite-errors';
@@ -85,6 +88,27 @@ export class SqliteDialect extends SqlCompiler implements Dialect {
   /** RETURNING needs SQLite 3.35; better-sqlite3 12 bundles a newer one. */
   capabilities(): Capabilities {
     return { insertReturning: true, updateReturning: true };
+  }
+
+  /**
+   * The file a connection opened (`pragma_database_list`, schema `main`), keyed by its real path
+   * and its device and inode (`sqliteFileKeys`: a hard link to the store is the store), and
+   * whether it holds every table of `STORE_FINGERPRINT` (`storeCopy` `main`).
+   */
+  async identify(run: StatementRunner): Promise<DatabaseIdentity> {
+    const placeholders = STORE_FINGERPRINT.map(() => '?').join(', ');
+    const { rows } = await run({
+      sql:
+        "SELECT (SELECT file FROM pragma_database_list WHERE name = 'main') AS file, " +
+        `(SELECT count(*) FROM sqlite_master WHERE type IN ('table', 'view') AND name IN (${placeholders})) AS fingerprint`,
+      params: [...STORE_FINGERPRINT],
+    });
+    const row = rows[0] ?? {};
+    const file = typeof row.file === 'string' ? row.file : '';
+    return {
+      keys: file ? sqliteFileKeys(file) : [],
+      storeCopy: Number(row.fingerprint) === STORE_FINGERPRINT.length ? 'main' : null,
+    };
   }
 
   /** TypeORM options for the same file and connection settings (tests that drive TypeORM on it). */

@@ -28,11 +28,20 @@ export interface DatasourceRemoved {
   datasourceId: string;
 }
 
+/**
+ * A platform account's sessions changed (signed out, token version raised, role, password or
+ * disabled switch changed): cached session checks of it are stale.
+ */
+export interface AccountChanged {
+  accountId: string;
+}
+
 interface EventMap {
   ModelChanged: [ModelChanged];
   ApiKeyRevoked: [ApiKeyRevoked];
   AppChanged: [AppChanged];
   DatasourceRemoved: [DatasourceRemoved];
+  AccountChanged: [AccountChanged];
   /** Local only: caches must be emptied (events may have been missed while Redis was away). */
   CachesReset: [];
 }
@@ -131,6 +140,14 @@ export class EventsService implements OnModuleInit, OnModuleDestroy {
     void this.publish('DatasourceRemoved', event);
   }
 
+  /**
+   * Publishes {@link AccountChanged}; resolves once Redis has taken the message for the other
+   * instances (so they hold it before the change is answered).
+   */
+  accountChanged(event: AccountChanged): Promise<void> {
+    return this.publish('AccountChanged', event);
+  }
+
   /** Subscribes to one event type; returns the unsubscribe function. */
   on<K extends keyof EventMap>(type: K, listener: (...args: EventMap[K]) => void): () => void {
     this.bus.on(type, listener as never);
@@ -160,7 +177,8 @@ export class EventsService implements OnModuleInit, OnModuleDestroy {
       message.type === 'ModelChanged' ||
       message.type === 'ApiKeyRevoked' ||
       message.type === 'AppChanged' ||
-      message.type === 'DatasourceRemoved'
+      message.type === 'DatasourceRemoved' ||
+      message.type === 'AccountChanged'
     ) {
       this.bus.emit(message.type, message.payload as never);
     }

@@ -13,6 +13,20 @@ export const PlatformErrors = {
     new DomainError(ErrorCode.Conflict, `The address "${address}" is taken; choose another`),
   domainTaken: (domain: string) =>
     new DomainError(ErrorCode.Conflict, `The domain "${domain}" belongs to another app`),
+  lastAdministrator: () =>
+    new DomainError(
+      ErrorCode.Conflict,
+      'This change would leave no active administrator: make another account an administrator first',
+    ),
+  wrongCurrentPassword: () =>
+    new DomainError(ErrorCode.InvalidInput, 'The current password is wrong', [
+      'currentPassword is not the current password',
+    ]),
+  accountChanged: () =>
+    new DomainError(
+      ErrorCode.Conflict,
+      'The account changed meanwhile; sign in again and send the change again',
+    ),
   versionConflict: () =>
     new DomainError(
       ErrorCode.Conflict,

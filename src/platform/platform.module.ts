@@ -4,6 +4,7 @@ import { JwtModule } from '@nestjs/jwt';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { AccountsController } from './accounts.controller';
 import { AccountsService } from './accounts.service';
 import { AppsController } from './apps.controller';
 import { AppsService } from './apps.service';
@@ -29,7 +30,7 @@ import { LoginThrottleService } from './login-throttle.service';
       }),
     }),
   ],
-  controllers: [AuthController, AppsController],
+  controllers: [AuthController, AccountsController, AppsController],
   providers: [
     AccountsService,
     SessionsService,

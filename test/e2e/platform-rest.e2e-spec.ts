@@ -184,6 +184,41 @@ describe('Platform REST over HTTP (SQLite metadata store)', () => {
     expect(unsupported.status).toBe(400);
   });
 
+  describeWith('postgres')('on a real server', () => {
+    it("tells a refused login and a missing database apart, in the service's words (issue 22 item 9)", async () => {
+      const app = await run.http('POST', '/api/apps', {
+        token: builder,
+        body: { name: 'Ds reasons', address: 'ds-reasons' },
+      });
+      const register = (url: string) =>
+        run.http('POST', `/api/apps/${app.body.id}/datasources`, {
+          token: builder,
+          body: { name: 'x', type: 'postgres', url },
+        });
+      const server = new URL(SERVICE_URLS.postgres);
+      const login = await register(
+        `postgres://no_such_role_tg:Unexpectedly-p@${server.host}/postgres`,
+      );
+      expect(login.status).toBe(400);
+      expect(login.body).toEqual({
+        statusCode: 400,
+        code: 'DATASOURCE_UNREACHABLE',
+        message:
+          'Could not connect to the datasource: the PostgreSQL server refused the login; check ' +
+          'the user name and the password, and that this user may connect to the database',
+      });
+      const url = new URL(SERVICE_URLS.postgres);
+      url.pathname = '/no_such_database_tg';
+      const missing = await register(url.toString());
+      expect(missing.body.message).toBe(
+        'Could not connect to the datasource: the PostgreSQL server has no database of that ' +
+          'name; check the database in the URL',
+      );
+      // The server's own words (role and database names) are never echoed.
+      expect(JSON.stringify([login.body, missing.body])).not.toMatch(/no_such|Unexpectedly/);
+    });
+  });
+
   it('refuses unknown tables on import, bad fields trees, and publishing without an action', async () => {
     const app = (
       await run.http('POST', '/api/apps', {

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
+  IsBoolean,
   IsEmail,
   IsIn,
   IsOptional,
@@ -53,6 +54,61 @@ export class CreateAccountDto {
   })
   @IsIn(['admin', 'builder'])
   role: 'admin' | 'builder';
+}
+
+/** `PATCH /api/admin/accounts/:accountId` body: what changes, the rest stays. */
+export class UpdateAccountDto {
+  @ApiPropertyOptional({
+    description:
+      'New role: admin (also a builder) or builder. A different role ends every session of the account.',
+    enum: ['admin', 'builder'],
+    example: 'builder',
+  })
+  @IsOptional()
+  @IsIn(['admin', 'builder'])
+  role?: 'admin' | 'builder';
+  @ApiPropertyOptional({
+    description: 'New password, at least 8 characters. Ends every session of the account.',
+    minLength: 8,
+    example: 'correct-horse-battery',
+  })
+  @IsOptional()
+  @IsString()
+  @MinLength(8)
+  password?: string;
+  @ApiPropertyOptional({
+    description:
+      'true: the account cannot sign in and every session of it ends; false: it may sign in again.',
+    example: true,
+  })
+  @IsOptional()
+  @IsBoolean()
+  disabled?: boolean;
+}
+
+/** `POST /api/auth/password` body. */
+export class ChangePasswordDto {
+  @ApiProperty({ description: 'The password the account has now.', example: 'change-me-now' })
+  @IsString()
+  currentPassword: string;
+  @ApiProperty({
+    description: 'The new password, at least 8 characters.',
+    minLength: 8,
+    example: 'correct-horse-battery',
+  })
+  @IsString()
+  @MinLength(8)
+  newPassword: string;
+}
+
+/** A platform account as administrators see it (answer of `/api/admin/accounts` routes). */
+export class AccountDetailsAnswer {
+  @ApiProperty() id: string;
+  @ApiProperty() email: string;
+  @ApiProperty({ enum: ['admin', 'builder'] }) role: 'admin' | 'builder';
+  @ApiProperty({ description: 'A disabled account cannot sign in and has no session' })
+  disabled: boolean;
+  @ApiProperty({ description: 'When the account was created, ISO-8601 UTC' }) createdAt: string;
 }
 
 /** Host name rule for an app's own domain (RFC 1123 labels, at least one dot). */
