@@ -60,6 +60,9 @@ describe('formatInstant (timestamp with time zone: YYYY-MM-DDTHH:mm:ss.sssZ)', (
     ['0099-01-01 00:00:00+00', '0099-01-01T00:00:00.000Z'],
     ['2024-12-31 23:30:00-01', '2025-01-01T00:30:00.000Z'],
     ['2024-01-02 03:04:05', '2024-01-02T03:04:05.000Z'],
+    // Without seconds, as the DateTime scalar takes it (found by the where property test).
+    ['2024-03-12T14:00+02:00', '2024-03-12T12:00:00.000Z'],
+    ['2024-03-12T14:00Z', '2024-03-12T14:00:00.000Z'],
   ])('%j → %j', (input, expected) => {
     expect(formatInstant(input)).toBe(expected);
   });

@@ -39,7 +39,8 @@ function daysInMonth(year: number, month: number): number {
 
 /**
  * An instant as `YYYY-MM-DDTHH:mm:ss.sssZ` (UTC). Accepts a Date or text with an offset such as
- * `2024-01-02 03:04:05.123456+05:30`, `…+00`, `…Z`, or PostgreSQL's local-mean-time offsets with
+ * `2024-01-02 03:04:05.123456+05:30`, `…+00`, `…Z`, a time without seconds (`2024-01-02T03:04+02:00`,
+ * as the `DateTime` scalar takes it), or PostgreSQL's local-mean-time offsets with
  * seconds (`-03:06:28`, for dates before a zone adopted standard time). Text it does not
  * recognise is returned unchanged.
  */
@@ -72,7 +73,7 @@ export function formatInstant(value: string | Date): string {
     }
   }
   const m =
-    /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?\s*(Z|([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}))?)?$/.exec(
+    /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?\s*(Z|([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}))?)?$/.exec(
       value.trim(),
     );
   if (!m) return value;
@@ -83,7 +84,7 @@ export function formatInstant(value: string | Date): string {
     Number(m[3]),
     Number(m[4]),
     Number(m[5]),
-    Number(m[6]),
+    Number(m[6] ?? 0),
     ms,
   );
   const offsetSeconds = m[9]

@@ -202,6 +202,21 @@ describe('planWhere', () => {
     });
   });
 
+  it('nin of values the column cannot hold is every filled field, never an empty one', () => {
+    // int holds up to 2,147,483,647: the one value leaves the list, and nin: [] would match NULLs.
+    expect(planWhere(ordersNode, { customer_id: { nin: ['3000000000'] } }, pg)).toEqual({
+      kind: 'null',
+      column: 'customer_id',
+      negated: true,
+    });
+    expect(planWhere(ordersNode, { customer_id: { nin: ['3000000000', '7'] } }, pg)).toEqual({
+      kind: 'in',
+      column: 'customer_id',
+      values: [7],
+      negated: true,
+    });
+  });
+
   it.each(['contains', 'startsWith', 'endsWith'] as const)(
     '%s is a literal LIKE of the raw text',
     (mode) => {

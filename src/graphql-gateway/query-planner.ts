@@ -123,15 +123,21 @@ function columnCondition(
     } else if (COMPARE_OPS.has(op)) {
       out.push(comparison(node, column, op as CompareOp, value, dialect));
     } else if (op === 'in' || op === 'nin') {
-      out.push({
-        kind: 'in',
-        column: column.name,
-        // A value the column cannot hold matches no row: it leaves the list.
-        values: (value as unknown[])
-          .filter((v) => v === null || !outsideRange(dialect.type, column, v))
-          .map(bind),
-        negated: op === 'nin',
-      });
+      const sent = value as unknown[];
+      // A value the column cannot hold matches no row: it leaves the list.
+      const values = sent.filter((v) => v === null || !outsideRange(dialect.type, column, v));
+      if (op === 'nin' && values.length === 0 && sent.length > 0) {
+        // Every value was out of range: "none of them" is every filled field, never an empty one
+        // (CONTRACT.md §6), where `nin: []` would be every row.
+        out.push({ kind: 'null', column: column.name, negated: true });
+      } else {
+        out.push({
+          kind: 'in',
+          column: column.name,
+          values: values.map(bind),
+          negated: op === 'nin',
+        });
+      }
     } else if (LIKE_OPS.has(op)) {
       out.push({ kind: 'like', column: column.name, mode: op as 'contains', value: String(value) });
     }
