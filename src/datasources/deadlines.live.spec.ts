@@ -91,15 +91,25 @@ describeWith('postgres')('PostgreSQL pool deadlines', () => {
   });
 
   it('answers DATASOURCE_UNAVAILABLE when the pool stays full past the wait limit', async () => {
-    const busy = [1, 2].map(() =>
-      codeOf(pool.run({ sql: `SELECT pg_sleep(5), '${tag}-busy'`, params: [] })),
-    );
-    expect(await eventually(async () => (await running()) === 2)).toBe(true);
-    expect(await codeOf(pool.run({ sql: 'SELECT 1', params: [] }))).toBe(
-      ErrorCode.DatasourceUnavailable,
-    );
-    expect(await Promise.all(busy)).toEqual([ErrorCode.Timeout, ErrorCode.Timeout]);
-    expect(await codeOf(pool.run({ sql: 'SELECT 1', params: [] }))).toBe('resolved');
+    // Its own pool, whose statements run far longer than the wait limit: on a loaded machine the
+    // shared pool's 300 ms statements could end before the third caller's 200 ms wait did.
+    const full = await new PostgresDialect().open(SERVICE_URLS.postgres, {
+      ...LIMITS,
+      statementTimeoutMs: 3_000,
+    });
+    try {
+      const busy = [1, 2].map(() =>
+        codeOf(full.run({ sql: `SELECT pg_sleep(10), '${tag}-busy'`, params: [] })),
+      );
+      expect(await eventually(async () => (await running()) === 2)).toBe(true);
+      expect(await codeOf(full.run({ sql: 'SELECT 1', params: [] }))).toBe(
+        ErrorCode.DatasourceUnavailable,
+      );
+      expect(await Promise.all(busy)).toEqual([ErrorCode.Timeout, ErrorCode.Timeout]);
+      expect(await codeOf(full.run({ sql: 'SELECT 1', params: [] }))).toBe('resolved');
+    } finally {
+      await full.close();
+    }
   });
 });
 
