@@ -224,13 +224,15 @@ export type CompareOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte';
 /**
  * A filter, already checked against the model: column names are real, values are typed. Compiled
  * by a dialect into a predicate with bound parameters.
+ * `timestamp` marks a comparison of a date-and-time column: a dialect that keeps such values as
+ * text of several forms (SQLite) compares both sides in one form (`SqlCompiler.timestampOperand`).
  */
 export type Condition =
   | { kind: 'and'; items: Condition[] }
   | { kind: 'or'; items: Condition[] }
-  | { kind: 'compare'; column: string; op: CompareOp; value: unknown }
+  | { kind: 'compare'; column: string; op: CompareOp; value: unknown; timestamp?: true }
   | { kind: 'null'; column: string; negated: boolean }
-  | { kind: 'in'; column: string; values: unknown[]; negated: boolean }
+  | { kind: 'in'; column: string; values: unknown[]; negated: boolean; timestamp?: true }
   | { kind: 'like'; column: string; mode: 'contains' | 'startsWith' | 'endsWith'; value: string };
 
 /**

@@ -195,6 +195,39 @@ describe('SqlCompiler golden SQL (PostgreSQL | SQLite)', () => {
     });
   });
 
+  describe('comparisons of a date-and-time column', () => {
+    it('compare the values themselves on PostgreSQL, and one text form on SQLite (strftime)', () => {
+      const plan = customers({
+        kind: 'and',
+        items: [
+          {
+            kind: 'compare',
+            column: 'seen',
+            op: 'gte',
+            value: '2024-01-10 08:00',
+            timestamp: true,
+          },
+          {
+            kind: 'in',
+            column: 'seen',
+            values: ['2024-01-10 08:00:00.5'],
+            negated: true,
+            timestamp: true,
+          },
+        ],
+      });
+      expect(pg.compileSelect(plan)).toEqual({
+        sql: 'SELECT "id", "name" FROM "customer" WHERE ("seen" >= $1 AND "seen" NOT IN ($2)) ORDER BY "id" ASC NULLS FIRST',
+        params: ['2024-01-10 08:00', '2024-01-10 08:00:00.5'],
+      });
+      const f = (sql: string) => `strftime('%Y-%m-%d %H:%M:%f', ${sql})`;
+      expect(lite.compileSelect(plan)).toEqual({
+        sql: `SELECT "id", "name" FROM "customer" WHERE (${f('"seen"')} >= ${f('?')} AND ${f('"seen"')} NOT IN (${f('?')})) ORDER BY "id" ASC`,
+        params: ['2024-01-10 08:00', '2024-01-10 08:00:00.5'],
+      });
+    });
+  });
+
   describe('contains / startsWith / endsWith', () => {
     const cases: { mode: 'contains' | 'startsWith' | 'endsWith'; pattern: string }[] = [
       { mode: 'contains', pattern: '%lovelace%' },

@@ -202,6 +202,20 @@ export abstract class SqlCompiler {
       .join(', ');
   }
 
+  /**
+   * One side of a comparison of a date-and-time column (a column or a placeholder), as the
+   * database must compare it. The databases with date-and-time types compare the values
+   * themselves (identity, so an index serves the comparison); SQLite overrides it, as its values are
+   * text of several forms.
+   */
+  protected timestampOperand(sql: string): string {
+    return sql;
+  }
+
+  private operand(timestamp: true | undefined): (sql: string) => string {
+    return timestamp ? (sql) => this.timestampOperand(sql) : (sql) => sql;
+  }
+
   /** Compiles a {@link Condition}; every value becomes a bound parameter. */
   protected condition(c: Condition, params: ParamList): string {
     switch (c.kind) {
@@ -213,15 +227,18 @@ export abstract class SqlCompiler {
         return c.items.length === 0
           ? '1=0'
           : `(${c.items.map((i) => this.condition(i, params)).join(' OR ')})`;
-      case 'compare':
-        return `${this.quote(c.column)} ${COMPARE_SQL[c.op]} ${params.add(c.value)}`;
+      case 'compare': {
+        const operand = this.operand(c.timestamp);
+        return `${operand(this.quote(c.column))} ${COMPARE_SQL[c.op]} ${operand(params.add(c.value))}`;
+      }
       case 'null':
         return `${this.quote(c.column)} IS ${c.negated ? 'NOT ' : ''}NULL`;
       case 'in': {
         // in: [] matches nothing, nin: [] everything (CONTRACT.md §6).
         if (c.values.length === 0) return c.negated ? '1=1' : '1=0';
-        const list = c.values.map((v) => params.add(v)).join(', ');
-        return `${this.quote(c.column)} ${c.negated ? 'NOT IN' : 'IN'} (${list})`;
+        const operand = this.operand(c.timestamp);
+        const list = c.values.map((v) => operand(params.add(v))).join(', ');
+        return `${operand(this.quote(c.column))} ${c.negated ? 'NOT IN' : 'IN'} (${list})`;
       }
       case 'like': {
         const pattern = likePattern(

@@ -242,6 +242,17 @@ export class SqliteDialect extends SqlCompiler implements Dialect {
     return '?';
   }
 
+  /**
+   * SQLite keeps a date and time as text, in whatever form its writer used (`2024-01-10 08:00:00`,
+   * `…T08:00:00.5`, `….500`), and text order is not time order across forms: both sides of a
+   * comparison are read as `YYYY-MM-DD HH:MM:SS.SSS` by `strftime` (sqlite.org/lang_datefunc.html:
+   * `%f` is seconds with three fraction digits; an offset is applied; text that is no time is
+   * NULL, which matches nothing). Fractions beyond the millisecond do not count, as on output.
+   */
+  protected override timestampOperand(sql: string): string {
+    return `strftime('%Y-%m-%d %H:%M:%f', ${sql})`;
+  }
+
   protected likeInsensitive(column: string, pattern: string): string {
     return `${CASEFOLD}(${column}) LIKE ${CASEFOLD}(${pattern}) ESCAPE '\\'`;
   }

@@ -202,6 +202,47 @@ describe('planWhere', () => {
     });
   });
 
+  it('marks the comparisons of a date-and-time column, span and lists alike', () => {
+    expect(
+      planWhere(
+        ordersNode,
+        { placed_at: { eq: '2024-01-10T08:00:00', in: ['2024-01-10T08:00:00.5'] } },
+        pg,
+      ),
+    ).toEqual({
+      kind: 'and',
+      items: [
+        {
+          kind: 'and',
+          items: [
+            {
+              kind: 'compare',
+              column: 'placed_at',
+              op: 'gte',
+              value: '2024-01-10T08:00:00',
+              timestamp: true,
+            },
+            {
+              kind: 'compare',
+              column: 'placed_at',
+              op: 'lt',
+              value: '2024-01-10T08:00:00.001',
+              timestamp: true,
+            },
+          ],
+        },
+        {
+          kind: 'in',
+          column: 'placed_at',
+          values: ['2024-01-10T08:00:00.5'],
+          negated: false,
+          timestamp: true,
+        },
+      ],
+    });
+    expect(planWhere(ordersNode, { status: { eq: 'x' } }, pg)).not.toHaveProperty('timestamp');
+  });
+
   it('nin of values the column cannot hold is every filled field, never an empty one', () => {
     // int holds up to 2,147,483,647: the one value leaves the list, and nin: [] would match NULLs.
     expect(planWhere(ordersNode, { customer_id: { nin: ['3000000000'] } }, pg)).toEqual({

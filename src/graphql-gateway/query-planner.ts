@@ -82,8 +82,24 @@ export function comparison(
 ): Condition {
   const bind = (v: unknown) => columnValue(node, column, v, dialect);
   const span = millisecondSpan(dialect.type, column, value);
-  if (span) return spanCondition(column.name, op, bind(span.from), bind(span.to));
-  return { kind: 'compare', column: column.name, op, value: bind(value) };
+  const condition: Condition = span
+    ? spanCondition(column.name, op, bind(span.from), bind(span.to))
+    : { kind: 'compare', column: column.name, op, value: bind(value) };
+  return isTimestamp(column) ? markTimestamp(condition) : condition;
+}
+
+/** Whether a column holds a date and time (see `Condition`'s `timestamp`). */
+function isTimestamp(column: ModelColumn): boolean {
+  return column.kind === 'timestamp' || column.kind === 'timestamptz';
+}
+
+/** The comparisons of `condition` marked as of a date-and-time column. */
+function markTimestamp(condition: Condition): Condition {
+  if (condition.kind === 'compare' || condition.kind === 'in')
+    return { ...condition, timestamp: true };
+  if (condition.kind === 'and' || condition.kind === 'or')
+    return { ...condition, items: condition.items.map(markTimestamp) };
+  return condition;
 }
 
 /** What a column compared only with null holds, for the refusal of another comparison. */
@@ -131,12 +147,13 @@ function columnCondition(
         // (CONTRACT.md §6), where `nin: []` would be every row.
         out.push({ kind: 'null', column: column.name, negated: true });
       } else {
-        out.push({
+        const list: Condition = {
           kind: 'in',
           column: column.name,
           values: values.map(bind),
           negated: op === 'nin',
-        });
+        };
+        out.push(isTimestamp(column) ? markTimestamp(list) : list);
       }
     } else if (LIKE_OPS.has(op)) {
       out.push({ kind: 'like', column: column.name, mode: op as 'contains', value: String(value) });
