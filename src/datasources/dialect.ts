@@ -64,7 +64,10 @@ export interface ModelColumn {
   hasDefault: boolean;
   /** Identity/auto-increment/serial, or a computed column. */
   generated: boolean;
-  /** A computed (generated-expression) column: never written by `add`/`update`. */
+  /**
+   * A column that refuses a value: generated-expression columns, PostgreSQL `GENERATED ALWAYS AS
+   * IDENTITY`, SQL Server `rowversion` and period columns. Never written by `add`/`update`.
+   */
   computed?: boolean;
   /** `varchar(n)` length; null when unbounded or not text. */
   maxLength: number | null;

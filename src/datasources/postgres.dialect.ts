@@ -148,7 +148,7 @@ export const POSTGRES_MATVIEW_COLUMNS_SQL = `SELECT ns.nspname::text, cl.relname
                         ELSE 'USER-DEFINED' END
                  END)::text,
                 (CASE WHEN a.attnotnull OR (ty.typtype = 'd' AND ty.typnotnull) THEN 'NO' ELSE 'YES' END)::text,
-                NULL::text, 'NO'::text, 'NEVER'::text,
+                NULL::text, 'NO'::text, 'NEVER'::text, NULL::text,
                 information_schema._pg_char_max_length(information_schema._pg_truetypid(a.*, ty.*),
                   information_schema._pg_truetypmod(a.*, ty.*))::int,
                 a.attnum::int
@@ -357,6 +357,7 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
         sql: `SELECT table_schema::text AS table_schema, table_name::text AS table_name, column_name::text AS column_name,
                 data_type::text AS data_type, is_nullable::text AS is_nullable, column_default::text AS column_default,
                 is_identity::text AS is_identity, is_generated::text AS is_generated,
+                identity_generation::text AS identity_generation,
                 character_maximum_length::int AS character_maximum_length, ordinal_position::int AS ordinal_position
               FROM information_schema.columns
               WHERE table_schema = ANY($1) AND table_name = ANY($2)
@@ -410,7 +411,10 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
           columns: own.map((c): ModelColumn => {
             const serial =
               typeof c.column_default === 'string' && c.column_default.startsWith('nextval(');
-            const computed = c.is_generated === 'ALWAYS';
+            // GENERATED ALWAYS AS IDENTITY refuses a value in INSERT and UPDATE alike (PostgreSQL
+            // docs, CREATE TABLE: only with OVERRIDING SYSTEM VALUE), like a generated column.
+            const identityAlways = c.is_identity === 'YES' && c.identity_generation === 'ALWAYS';
+            const computed = c.is_generated === 'ALWAYS' || identityAlways;
             const detail = detailsOf.find((d) => d.column_name === c.column_name);
             const dbEnum = enumOf(detail);
             const columnComment = catalogComment(detail?.comment);

@@ -17,12 +17,14 @@ import {
 
 /**
  * Columns `add<Base>`/`update<Base>` take as arguments: the row type's columns that can be
- * written (computed columns never are), plus, for `update`, the primary key.
+ * written (computed columns, which refuse a value, never are: generated columns, PostgreSQL
+ * `GENERATED ALWAYS AS IDENTITY`), plus, for `update`, the primary key, which addresses the row
+ * whether or not it can be written.
  */
 export function writableColumns(node: RowNode, operation: 'insert' | 'update'): ModelColumn[] {
   const key = new Set(node.table.primaryKey);
   return node.table.columns.filter(
-    (c) => !c.computed && (node.columns.includes(c) || (operation === 'update' && key.has(c.name))),
+    (c) => (operation === 'update' && key.has(c.name)) || (!c.computed && node.columns.includes(c)),
   );
 }
 
@@ -132,13 +134,46 @@ export function planValues(
   return values;
 }
 
-/** `WHERE` on the primary key given in the arguments (`update`/`delete`). */
+/**
+ * Refuses a key value its column cannot hold before any SQL runs, naming the key: what
+ * {@link checkValue} refuses, and text that is no whole number for an integer key (an `ID`
+ * argument takes any text). Otherwise the database's refusal of the key parameter would be
+ * taken for one of the columns written, or name no field (review item 19).
+ * @throws DatabaseRefusalError INVALID_VALUE, `field` the key column's name.
+ */
+function checkKey(column: ModelColumn, value: unknown, dialect: Dialect): void {
+  checkValue(column, value, dialect);
+  const text = typeof value === 'number' ? (Number.isInteger(value) ? String(value) : '') : value;
+  if (integerRange(dialect.type, column) && typeof text === 'string' && !WHOLE.test(text)) {
+    throw new DatabaseRefusalError({
+      code: 'INVALID_VALUE',
+      field: column.name,
+      message: `${column.name} takes a whole number`,
+    });
+  }
+}
+
+/** A whole number as text, as `outsideRange` reads it. */
+const WHOLE = /^\s*-?\d+\s*$/;
+
+/**
+ * `WHERE` on the primary key given in the arguments (`update`/`delete`), each key value checked
+ * first ({@link checkKey}).
+ * @throws DatabaseRefusalError INVALID_VALUE naming the key when its column cannot hold it.
+ */
 export function primaryKeyCondition(
   node: RowNode,
   args: Record<string, unknown>,
   dialect: Dialect,
 ): Condition {
   const table: ModelTable = node.table;
+  for (const name of table.primaryKey) {
+    checkKey(
+      table.columns.find((c) => c.name === name)!,
+      args[name],
+      dialect,
+    );
+  }
   return {
     kind: 'and',
     // A timestamp key read with milliseconds finds its row as a filter does.
