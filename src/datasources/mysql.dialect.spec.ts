@@ -8,6 +8,7 @@ import {
   MysqlDialect,
   mysqlEnumValues,
   mysqlKind,
+  singlePrecision,
 } from './mysql.dialect';
 import { ROW_NUMBER_ALIAS } from './sql-compiler';
 import { modelColumn } from '../../test/support/model-column';
@@ -816,5 +817,23 @@ describe('mariadbJsonColumns: MariaDB\'s JSON is LONGTEXT + CHECK (json_valid(co
       { table: 'docs', column: 'j' },
       { table: 'docs', column: 'we`ird' },
     ]);
+  });
+});
+
+describe('FLOAT filter values (review item 21)', () => {
+  const dialect = new MysqlDialect();
+  it('binds a FLOAT value rounded to single precision, as the column widened to DOUBLE compares', () => {
+    const float = modelColumn('x', 'float', { dbType: 'float' });
+    expect(dialect.bindValue(float, 0.1)).toBe(0.10000000149011612);
+    expect(dialect.bindValue(float, '3.14159')).toBe(3.141590118408203);
+    expect(dialect.bindValue(float, 16777217)).toBe(16777216);
+    expect(dialect.bindValue(modelColumn('d', 'float', { dbType: 'double' }), 0.1)).toBe(0.1);
+  });
+
+  it('leaves what single precision cannot hold, and what is no number, as it is', () => {
+    expect(singlePrecision(1e39)).toBe(1e39);
+    expect(singlePrecision(-1e300)).toBe(-1e300);
+    expect(singlePrecision('abc')).toBe('abc');
+    expect(singlePrecision('')).toBe('');
   });
 });

@@ -553,6 +553,10 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
    *   `YYYY-MM-DD HH:MM:SS.fff` (sessions run in UTC), a Date likewise;
    * - timestamp (DATETIME): `T` → space, the form MySQL prints and compares as text;
    * - json: any value → its JSON text (a string too: `"abc"`).
+   * - float (FLOAT, single precision): the number rounded to single precision as storing it would
+   *   ({@link singlePrecision}), so a filter compares what the column holds: MariaDB compares a
+   *   FLOAT column as the double it widens to (`0.10000000149011612`), which `0.1`, the value a
+   *   read shows, does not equal (`eq` found nothing, `gt` found the row).
    */
   bindValue(column: ModelColumn, value: unknown): unknown {
     if (value === null || value === undefined) return null;
@@ -584,6 +588,8 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
         return typeof value === 'string' ? value.replace('T', ' ') : value;
       case 'timestamp':
         return typeof value === 'string' ? value.replace('T', ' ') : value;
+      case 'float':
+        return /^float\b/i.test(column.dbType) ? singlePrecision(value) : value;
       default:
         return value;
     }
@@ -635,6 +641,24 @@ function bitsToText(raw: Buffer, kind: 'int' | 'bigint'): string | number {
   let n = 0n;
   for (const byte of raw) n = (n << 8n) | BigInt(byte);
   return kind === 'int' ? Number(n) : n.toString();
+}
+
+/**
+ * A number (or numeric text) rounded to the nearest single-precision float, as a double that is
+ * that float exactly: what a FLOAT column stores for it. Bound so, it compares equal to the
+ * column's value widened to DOUBLE. A number beyond single precision's range is left as it is
+ * (no FLOAT holds it: it compares as beyond every stored value); anything else too.
+ */
+export function singlePrecision(value: unknown): unknown {
+  const n =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && value.trim() !== ''
+        ? Number(value)
+        : Number.NaN;
+  if (!Number.isFinite(n)) return value;
+  const single = Math.fround(n);
+  return Number.isFinite(single) ? single : value;
 }
 
 /** The shortest decimal that rounds to the same single-precision float as `value`. */

@@ -5,6 +5,8 @@ import {
   GraphQLFieldConfig,
   GraphQLFieldConfigArgumentMap,
   GraphQLFieldConfigMap,
+  GraphQLFieldResolver,
+  GraphQLFloat,
   GraphQLID,
   GraphQLInputObjectType,
   GraphQLInt,
@@ -53,6 +55,7 @@ import {
   updateResolver,
 } from './table-resolvers';
 import { writableColumns } from './write-planner';
+import { DatabaseRefusalError } from './graphql-errors';
 
 /** The Table API action behind a root field. */
 export type ApiAction = 'select' | 'insert' | 'update' | 'delete';
@@ -366,6 +369,7 @@ class TypeFactory {
             fields[c.name] = {
               type: c.nullable ? type : new GraphQLNonNull(type),
               description: columnDescription(c),
+              ...(type === GraphQLFloat && { resolve: finiteFloat(c.name) }),
             };
           }
           for (const nav of node.navigations) {
@@ -552,4 +556,28 @@ export class VersionTypes {
 function orderableColumns(node: RowNode): RowNode['columns'] {
   const sortable = node.columns.filter((c) => isOrderable(effectiveKind(c)));
   return sortable.length ? sortable : node.columns;
+}
+
+/**
+ * The resolver of a `Float` column's field: its value, unless it is NaN or an infinity (a
+ * PostgreSQL `real`/`double precision` may hold `NaN`, `Infinity` and `-Infinity`, an SQLite REAL
+ * an infinity), which neither GraphQL's `Float` nor JSON can carry. Such a value is refused for
+ * this field alone, `INVALID_VALUE` naming the column, rather than GraphQL's own error, which has
+ * no code (README "Values").
+ * @throws DatabaseRefusalError INVALID_VALUE for NaN, Infinity and -Infinity.
+ */
+export function finiteFloat(
+  column: string,
+): GraphQLFieldResolver<Record<string, unknown>, unknown> {
+  return (row) => {
+    const value = row[column];
+    if (typeof value === 'number' && !Number.isFinite(value)) {
+      throw new DatabaseRefusalError({
+        code: 'INVALID_VALUE',
+        field: column,
+        message: `${column} holds ${value}, which a GraphQL Float cannot carry (JSON has no NaN or Infinity)`,
+      });
+    }
+    return value;
+  };
 }
