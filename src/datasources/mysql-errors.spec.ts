@@ -374,3 +374,31 @@ describe('bad values → INVALID_VALUE (issue 11, item 2; texts recorded from Ma
     });
   });
 });
+
+describe('translateMysqlError: text that is not WKT (review item 20)', () => {
+  const spatial = (name: string, dbType: string): ModelColumn => ({
+    ...col(name),
+    kind: 'other',
+    dbType,
+  });
+  const e = () =>
+    driverError(
+      1416,
+      'ER_CANT_CREATE_GEOMETRY_OBJECT',
+      'Cannot get geometry object from data you send to the GEOMETRY field',
+    );
+
+  it('names the table’s one spatial column', () => {
+    const columns = [col('id'), spatial('shape', 'geometry'), col('note', 20)];
+    expect(translateMysqlError(e(), ctx('insert', columns, 'places'))).toEqual({
+      code: 'INVALID_VALUE',
+      field: 'shape',
+      message: 'shape cannot hold this value: not WKT (well-known text) of a geometry',
+    });
+  });
+
+  it('names no field when the table has several', () => {
+    const columns = [col('id'), spatial('start', 'point'), spatial('path', 'geometry')];
+    expect(translateMysqlError(e(), ctx('update', columns, 'routes'))?.field).toBeNull();
+  });
+});

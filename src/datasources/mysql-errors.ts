@@ -22,6 +22,8 @@ const ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = 1366; // Incorrect %-.32s value: '%-.
 const ER_ILLEGAL_VALUE_FOR_TYPE = 1367; // Illegal %s '%-.192s' value found during parsing
 const ER_WRONG_VALUE_FOR_TYPE = 1411; // Incorrect %-.32s value: '%-.128s' for function %-.32s
 const ER_DATA_OUT_OF_RANGE = 1690; // %-.32s value is out of range in '%-.192s'
+const ER_CANT_CREATE_GEOMETRY_OBJECT = 1416; // Cannot get geometry object from data you send to the GEOMETRY field
+const ER_GIS_INVALID_DATA = 3037; // MySQL: Invalid GIS data provided to function %s.
 const ER_INVALID_JSON_TEXT = 3140; // MySQL: Invalid JSON text: "%s" at position %u in value for column '%-.200s'.
 const ER_CHECK_CONSTRAINT_VIOLATED = 3819; // MySQL 8.0.16+: Check constraint '%-.192s' is violated.
 const ER_CONSTRAINT_FAILED = 4025; // MariaDB: CONSTRAINT %`s failed for %`-.192s.%`-.192s
@@ -46,6 +48,8 @@ const BY_NAME: Record<string, number> = {
   ER_WRONG_VALUE_FOR_TYPE,
   ER_DATA_OUT_OF_RANGE,
   ER_INVALID_JSON_TEXT,
+  ER_CANT_CREATE_GEOMETRY_OBJECT,
+  ER_GIS_INVALID_DATA,
   ER_CHECK_CONSTRAINT_VIOLATED,
   ER_CONSTRAINT_FAILED,
 };
@@ -79,6 +83,9 @@ const BY_NAME_VALUES = new Set(Object.values(BY_NAME));
  *   `1292`/`1366` incorrect value (an impossible date, a malformed UUID or number), `1367`,
  *   `1411`, `1690`, `3140` invalid JSON (MySQL) → `INVALID_VALUE`; field: the column the message
  *   names, `'c'` (MySQL) or `` `db`.`t`.`c` `` (MariaDB), else null.
+ * - `1416` ER_CANT_CREATE_GEOMETRY_OBJECT (text that is not WKT written to a spatial column:
+ *   `MysqlDialect.writeItem`), `3037` ER_GIS_INVALID_DATA (MySQL's `ST_GeomFromText`) →
+ *   `INVALID_VALUE`; field: the table's one spatial column, else null.
  * - `4025` ER_CONSTRAINT_FAILED (MariaDB: ``CONSTRAINT `t.qty` failed for `db`.`t` ``) and `3819`
  *   (MySQL: `Check constraint 't_chk_1' is violated.`) → `INVALID_VALUE`: a CHECK constraint, or
  *   MariaDB's automatic `json_valid()` CHECK of a `JSON` column. MariaDB names a column's own
@@ -135,6 +142,9 @@ export function translateMysqlError(error: unknown, context: WriteContext): Data
       return invalidValue(columnOfValueError(message, context), 'out of range for its type');
     case ER_INVALID_JSON_TEXT:
       return invalidValue(columnOfValueError(message, context), 'not valid JSON');
+    case ER_CANT_CREATE_GEOMETRY_OBJECT:
+    case ER_GIS_INVALID_DATA:
+      return invalidValue(onlySpatialColumn(context), 'not WKT (well-known text) of a geometry');
     case WARN_DATA_TRUNCATED:
     case ER_TRUNCATED_WRONG_VALUE:
     case ER_TRUNCATED_WRONG_VALUE_FOR_FIELD:
@@ -145,6 +155,20 @@ export function translateMysqlError(error: unknown, context: WriteContext): Data
       return null;
   }
 }
+
+/**
+ * The table's one spatial column, which a geometry refusal (whose message names no column) must be
+ * about; null when the table has several (a write setting exactly one column gets it named by
+ * the gateway's `runWrite`).
+ */
+function onlySpatialColumn(context: WriteContext): string | null {
+  const spatial = context.columns.filter((c) => SPATIAL.test(c.dbType));
+  return spatial.length === 1 ? spatial[0].name : null;
+}
+
+/** MySQL/MariaDB spatial type names (`dbType` as introspected). */
+const SPATIAL =
+  /^(geometry|point|linestring|polygon|multipoint|multilinestring|multipolygon|geometrycollection|geomcollection)\b/i;
 
 /** The server error number: `errno`, else mysql2's `code` name. */
 function errorNumber(error: Record<string, unknown>): number | undefined {

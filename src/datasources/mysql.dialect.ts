@@ -488,9 +488,17 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
       : this.quote(column);
   }
 
-  /** Spatial columns written from WKT text (MySQL "Functions That Create Geometry Values from WKT"). */
+  /**
+   * Spatial columns written from WKT text (MySQL "Functions That Create Geometry Values from WKT").
+   * MariaDB's `ST_GeomFromText` answers NULL for text that is not WKT, which a nullable column
+   * stored without a word: the text itself is then written instead, which the column refuses
+   * (1416 ER_CANT_CREATE_GEOMETRY_OBJECT, translated to INVALID_VALUE by `translateMysqlError`).
+   * The derived table binds the text once; NULL stays NULL.
+   */
   protected override writeItem(placeholder: string, kind: ColumnKind | undefined): string {
-    return kind === 'other' ? `ST_GeomFromText(${placeholder})` : placeholder;
+    return kind === 'other'
+      ? `(SELECT COALESCE(ST_GeomFromText(wkt.v), wkt.v) FROM (SELECT ${placeholder} AS v) wkt)`
+      : placeholder;
   }
 
   protected placeholder(): string {
