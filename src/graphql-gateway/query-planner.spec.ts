@@ -241,6 +241,29 @@ describe('planWhere', () => {
       ],
     });
     expect(planWhere(ordersNode, { status: { eq: 'x' } }, pg)).not.toHaveProperty('timestamp');
+    // Finer fractions compare exactly, as sent: unmarked, and apart from the times in a list.
+    const exact = '2024-01-10T08:00:00.123456';
+    expect(planWhere(ordersNode, { placed_at: { eq: exact } }, pg)).toEqual({
+      kind: 'compare',
+      column: 'placed_at',
+      op: 'eq',
+      value: exact,
+    });
+    expect(
+      planWhere(ordersNode, { placed_at: { nin: [exact, '2024-01-10T08:00:00.5'] } }, pg),
+    ).toEqual({
+      kind: 'and',
+      items: [
+        {
+          kind: 'in',
+          column: 'placed_at',
+          values: ['2024-01-10T08:00:00.5'],
+          negated: true,
+          timestamp: true,
+        },
+        { kind: 'in', column: 'placed_at', values: [exact], negated: true },
+      ],
+    });
   });
 
   it('nin of values the column cannot hold is every filled field, never an empty one', () => {

@@ -82,24 +82,47 @@ export function comparison(
 ): Condition {
   const bind = (v: unknown) => columnValue(node, column, v, dialect);
   const span = millisecondSpan(dialect.type, column, value);
-  const condition: Condition = span
-    ? spanCondition(column.name, op, bind(span.from), bind(span.to))
-    : { kind: 'compare', column: column.name, op, value: bind(value) };
-  return isTimestamp(column) ? markTimestamp(condition) : condition;
+  // A value standing for a whole millisecond is compared as a time (Condition's `timestamp`); one
+  // with finer fractions compares exactly, as sent.
+  if (span) return markTimestamp(spanCondition(column.name, op, bind(span.from), bind(span.to)));
+  return { kind: 'compare', column: column.name, op, value: bind(value) };
 }
 
-/** Whether a column holds a date and time (see `Condition`'s `timestamp`). */
-function isTimestamp(column: ModelColumn): boolean {
-  return column.kind === 'timestamp' || column.kind === 'timestamptz';
-}
-
-/** The comparisons of `condition` marked as of a date-and-time column. */
+/** The comparisons of `condition` marked as of date-and-time values (see `Condition`). */
 function markTimestamp(condition: Condition): Condition {
   if (condition.kind === 'compare' || condition.kind === 'in')
     return { ...condition, timestamp: true };
   if (condition.kind === 'and' || condition.kind === 'or')
     return { ...condition, items: condition.items.map(markTimestamp) };
   return condition;
+}
+
+/**
+ * An `in`/`nin` list, its values bound by `bind`. Of a timestamp column, the values standing for
+ * a whole millisecond ({@link millisecondSpan}) compare as times, the others exactly, as sent: two
+ * lists, joined by OR for `in` and AND for `nin`, when both kinds are sent.
+ */
+function inList(
+  column: ModelColumn,
+  values: unknown[],
+  negated: boolean,
+  dialect: Dialect,
+  bind: (value: unknown) => unknown,
+): Condition {
+  const list = (items: unknown[]): Condition => ({
+    kind: 'in',
+    column: column.name,
+    values: items.map(bind),
+    negated,
+  });
+  const asTime = (v: unknown) => millisecondSpan(dialect.type, column, v) !== null;
+  const times = values.filter(asTime);
+  if (times.length === 0) return list(values);
+  const exact = values.filter((v) => !asTime(v));
+  const marked = markTimestamp(list(times));
+  return exact.length === 0
+    ? marked
+    : { kind: negated ? 'and' : 'or', items: [marked, list(exact)] };
 }
 
 /** What a column compared only with null holds, for the refusal of another comparison. */
@@ -147,13 +170,7 @@ function columnCondition(
         // (CONTRACT.md §6), where `nin: []` would be every row.
         out.push({ kind: 'null', column: column.name, negated: true });
       } else {
-        const list: Condition = {
-          kind: 'in',
-          column: column.name,
-          values: values.map(bind),
-          negated: op === 'nin',
-        };
-        out.push(isTimestamp(column) ? markTimestamp(list) : list);
+        out.push(inList(column, values, op === 'nin', dialect, bind));
       }
     } else if (LIKE_OPS.has(op)) {
       out.push({ kind: 'like', column: column.name, mode: op as 'contains', value: String(value) });
