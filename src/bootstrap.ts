@@ -6,6 +6,7 @@ import cookieParser from 'cookie-parser';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { HttpErrorFilter } from './common/http-error.filter';
+import { limitConnections } from './common/connection-limits';
 import { jsonBodiesOnly, sameOriginForCookieSessions } from './common/request-guards';
 import { createValidationPipe } from './common/validation.pipe';
 import type { AppConfig } from './config/app-config';
@@ -16,8 +17,9 @@ import { serveOpenApi } from './openapi/openapi';
 import { AccountsService } from './platform/accounts.service';
 
 /**
- * Creates the configured Nest application (not yet listening): global filter and validation,
- * cookies, the first administrator and, with `DEMO=1` on an empty store, the demo app.
+ * Creates the configured Nest application (not yet listening): the HTTP server's connection
+ * limits, global filter and validation, cookies, the OpenAPI routes when `OPENAPI_PUBLIC`, the
+ * first administrator and, with `DEMO=1` on an empty store, the demo app.
  * Used by `main.ts` and by the e2e suites, so tests run the service exactly as it starts.
  */
 export async function createApp(
@@ -36,6 +38,9 @@ export async function createApp(
     },
   );
   app.useLogger(new QuietLogger(app.get(Logger)));
+  limitConnections(app.getHttpServer() as Server, config.http);
+  // No `X-Powered-By: Express` (issue 22 item 12): nothing to tell an attacker.
+  app.disable('x-powered-by');
   serveGraphqlAheadOfExpress(app);
   app.use(jsonBodiesOnly);
   app.use(sameOriginForCookieSessions);
@@ -46,7 +51,8 @@ export async function createApp(
   app.useGlobalPipes(createValidationPipe());
   // SIGTERM is handled by installGracefulShutdown (main.ts), not enableShutdownHooks().
   app.set('trust proxy', config.operations.trustProxyHops || false);
-  serveOpenApi(app);
+  // Swagger UI and the document: on by default only outside production (`OPENAPI_PUBLIC`).
+  if (config.openApiPublic) serveOpenApi(app);
   await app.init();
   await app.get(AccountsService).ensureFirstAdmin();
   return app;

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { clientAddress, requestHostname, trustProxyHops } from './http-request';
+import { addressBucket, clientAddress, requestHostname, trustProxyHops } from './http-request';
 
 /** A request as Node gives one: headers and the socket's peer address. */
 function request(headers: Record<string, string>, remoteAddress = '10.0.0.9'): IncomingMessage {
@@ -32,5 +32,22 @@ describe('requestHostname and clientAddress, as Express 5 reads req.hostname and
     expect(clientAddress(forwarded, none)).toBe('10.0.0.9');
     expect(clientAddress(forwarded, one)).toBe('198.51.100.2');
     expect(clientAddress(forwarded, trustProxyHops(2))).toBe('203.0.113.7');
+  });
+});
+
+describe('addressBucket (issue 22 item 12)', () => {
+  it('counts an IPv6 address by its /64', () => {
+    expect(addressBucket('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
+    expect(addressBucket('2001:0DB8:0001:0002:ffff:1:2:3')).toBe('2001:db8:1:2::/64');
+    expect(addressBucket('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(addressBucket('::1')).toBe('0:0:0:0::/64');
+    expect(addressBucket('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(addressBucket('[2001:db8:1:2::9]')).toBe('2001:db8:1:2::/64');
+  });
+
+  it('keeps IPv4 (mapped or not) and anything else as it is', () => {
+    expect(addressBucket('192.0.2.1')).toBe('192.0.2.1');
+    expect(addressBucket('::ffff:192.0.2.1')).toBe('192.0.2.1');
+    expect(addressBucket('unknown')).toBe('unknown');
   });
 });

@@ -63,7 +63,7 @@ function hostOf(url: string | undefined): string | null {
 
 /**
  * Express middleware (CONTRACT.md §2): a state-changing request authenticated by the session
- * cookie (the cookie is there and no `Authorization` or `x-api-key` header authenticates it) must
+ * cookie (the cookie is there and no `Authorization: Bearer` header authenticates it) must
  * come from the service's own pages: its `Origin` (or, without one, its `Referer`) must name the
  * host the request was sent to. Else 403 `Cross-site request refused`. Integrations send bearer
  * tokens or keys and are not affected.
@@ -80,21 +80,30 @@ export function sameOriginForCookieSessions(req: Request, res: Response, next: N
 export const CROSS_SITE_MESSAGE = 'Cross-site request refused';
 
 /**
- * Whether a request is a write (not GET/HEAD/OPTIONS) authenticated by the session cookie alone
- * (no `authorization`, no `x-api-key`) whose `Origin` (else `Referer`) host is missing or not the
- * request's own `Host`: the cross-site rule shared by {@link sameOriginForCookieSessions} and the
- * GraphQL endpoint.
+ * Whether a request is a write (not GET/HEAD/OPTIONS) authenticated by the session cookie whose
+ * `Origin` (else `Referer`) host is missing or not the request's own `Host`: the cross-site rule
+ * shared by {@link sameOriginForCookieSessions} and the GraphQL endpoint.
+ *
+ * The cookie authenticates whenever it is there and nothing read ahead of it is: an
+ * `Authorization: Bearer …` header (read first by `readPlatformSession`, valid or not) and, where
+ * keys are accepted (`acceptsKeys`, the GraphQL endpoint), a non-empty `x-api-key`. An empty key or
+ * a non-Bearer `Authorization` leaves the cookie authenticating, so the rule still applies.
  */
-export function isCrossSiteCookieWrite(req: IncomingMessage): boolean {
+export function isCrossSiteCookieWrite(req: IncomingMessage, acceptsKeys = false): boolean {
   if (SAFE_METHODS.has(req.method ?? '')) return false;
   // Names compared trimmed, as cookie-parser reads them (`tg_session =…` is the session too).
   const cookie = (req.headers.cookie ?? '')
     .split(';')
     .some((c) => c.includes('=') && c.slice(0, c.indexOf('=')).trim() === SESSION_COOKIE);
-  const otherAuth =
-    req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined;
-  if (!cookie || otherAuth) return false;
+  if (!cookie || !cookieAuthenticates(req, acceptsKeys)) return false;
   const origin = hostOf(req.headers.origin) ?? hostOf(req.headers.referer);
   const own = (req.headers.host ?? '').toLowerCase();
   return !origin || origin !== own;
+}
+
+/** Whether a present session cookie is what authenticates the request (see above). */
+function cookieAuthenticates(req: IncomingMessage, acceptsKeys: boolean): boolean {
+  if (req.headers.authorization?.startsWith('Bearer ')) return false;
+  const key = req.headers['x-api-key'];
+  return !(acceptsKeys && typeof key === 'string' && key.length > 0);
 }

@@ -66,7 +66,15 @@ describe('loadConfig defaults', () => {
         metricsToken: null,
         shutdownTimeoutMs: 10_000,
         logLevel: 'warn',
+        appUserRateLimitPerMinute: 600,
       },
+      http: {
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 30_000,
+        maxConnections: 800,
+        maxConnectionsPerAddress: 100,
+      },
+      openApiPublic: true,
     });
   });
 
@@ -135,6 +143,55 @@ describe('loadConfig defaults', () => {
     const second = loadConfig({ DATA_DIR: dir }, { demo: false });
     expect(second.platformSecretSource).toBe('file');
     expect(second.platformSecret).toBe(first.platformSecret);
+  });
+});
+
+describe('HTTP server limits, OpenAPI and app-user throttle (issue 22 items 7, 12)', () => {
+  it('reads the HTTP server limits', () => {
+    const config = loadConfig(
+      env({
+        HTTP_HEADERS_TIMEOUT_MS: '5000',
+        HTTP_REQUEST_TIMEOUT_MS: '20000',
+        HTTP_MAX_CONNECTIONS: '300',
+        HTTP_MAX_CONNECTIONS_PER_ADDRESS: '7',
+        APP_USER_RATE_LIMIT_PER_MINUTE: '42',
+      }),
+      { demo: false },
+    );
+    expect(config.http).toEqual({
+      headersTimeoutMs: 5_000,
+      requestTimeoutMs: 20_000,
+      maxConnections: 300,
+      maxConnectionsPerAddress: 7,
+    });
+    expect(config.operations.appUserRateLimitPerMinute).toBe(42);
+  });
+
+  it('has no per-address cap by default behind a load balancer', () => {
+    expect(
+      loadConfig(env({ TRUST_PROXY: '1' }), { demo: false }).http.maxConnectionsPerAddress,
+    ).toBe(0);
+  });
+
+  it('refuses a request timeout shorter than the headers timeout', () => {
+    const error = configError(() =>
+      loadConfig(env({ HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' }), {
+        demo: false,
+      }),
+    );
+    expect(error.variable).toBe('HTTP_REQUEST_TIMEOUT_MS');
+  });
+
+  it('serves OpenAPI by default only outside production, and as configured', () => {
+    const production = { NODE_ENV: 'production', ADMIN_PASSWORD: 'correct horse' };
+    expect(loadConfig(env(production), { demo: false }).openApiPublic).toBe(false);
+    expect(
+      loadConfig(env({ ...production, OPENAPI_PUBLIC: '1' }), { demo: false }).openApiPublic,
+    ).toBe(true);
+    expect(loadConfig(env({ OPENAPI_PUBLIC: '0' }), { demo: false }).openApiPublic).toBe(false);
+    expect(
+      configError(() => loadConfig(env({ OPENAPI_PUBLIC: 'yes' }), { demo: false })).variable,
+    ).toBe('OPENAPI_PUBLIC');
   });
 });
 
@@ -254,6 +311,7 @@ describe('operations', () => {
       metricsToken: 'a-metrics-token-16',
       shutdownTimeoutMs: 500,
       logLevel: 'debug',
+      appUserRateLimitPerMinute: 600,
     });
   });
 

@@ -39,6 +39,29 @@ export interface AppConfig {
   datasources: DatasourceLimits;
   /** Rate limits, logs, metrics and shutdown (CONTRACT.md §6 429, §8). */
   operations: OperationsConfig;
+  /** The Node HTTP server's connection limits and deadlines (issue 22 item 7). */
+  http: HttpServerConfig;
+  /** `OPENAPI_PUBLIC`: serve Swagger UI and the OpenAPI document; default on outside production. */
+  openApiPublic: boolean;
+}
+
+/**
+ * What the Node HTTP server allows (issue 22 item 7): slow or idle sockets cannot pile up until
+ * the process runs out of descriptors.
+ */
+export interface HttpServerConfig {
+  /** `HTTP_HEADERS_TIMEOUT_MS`: time to receive a request's headers, default 10,000. */
+  headersTimeoutMs: number;
+  /** `HTTP_REQUEST_TIMEOUT_MS`: time to receive a whole request, default 30,000 (≥ the headers'). */
+  requestTimeoutMs: number;
+  /** `HTTP_MAX_CONNECTIONS`: open connections of the server, default 800; more are closed at once. */
+  maxConnections: number;
+  /**
+   * `HTTP_MAX_CONNECTIONS_PER_ADDRESS`: open connections of one client address (an IPv6 address
+   * counted by its /64), default 100, 0 for no cap; the extra sockets are closed at once. Counted
+   * on the socket's address: behind a load balancer (`TRUST_PROXY` > 0) the default is 0.
+   */
+  maxConnectionsPerAddress: number;
 }
 
 /** Pino's levels, quietest last; `LOG_LEVEL` takes one of them. */
@@ -64,6 +87,11 @@ export interface OperationsConfig {
   shutdownTimeoutMs: number;
   /** `LOG_LEVEL`: default `info` in production, `warn` otherwise (a quiet start). */
   logLevel: LogLevel;
+  /**
+   * `APP_USER_RATE_LIMIT_PER_MINUTE`: requests per minute one app user may send to the GraphQL
+   * endpoint, default 600.
+   */
+  appUserRateLimitPerMinute: number;
 }
 
 /**
@@ -231,6 +259,32 @@ export function loadConfig(env: Env, defaults: { demo: boolean }): AppConfig {
       acquireTimeoutMs: intIn(env, 'DATASOURCE_ACQUIRE_TIMEOUT_MS', 2_000, 10, 600_000),
     },
     operations: operations(env, production),
+    http: httpServer(env),
+    openApiPublic: flag(env, 'OPENAPI_PUBLIC', !production),
+  };
+}
+
+function httpServer(env: Env): HttpServerConfig {
+  const headersTimeoutMs = intIn(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000);
+  const requestTimeoutMs = intIn(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 3_600_000);
+  if (requestTimeoutMs < headersTimeoutMs) {
+    throw new ConfigError(
+      'HTTP_REQUEST_TIMEOUT_MS',
+      `must be at least HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs})`,
+    );
+  }
+  const behindProxy = intIn(env, 'TRUST_PROXY', 0, 0, 10) > 0;
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    maxConnections: intIn(env, 'HTTP_MAX_CONNECTIONS', 800, 1, 1_000_000),
+    maxConnectionsPerAddress: intIn(
+      env,
+      'HTTP_MAX_CONNECTIONS_PER_ADDRESS',
+      behindProxy ? 0 : 100,
+      0,
+      1_000_000,
+    ),
   };
 }
 
@@ -255,6 +309,7 @@ function operations(env: Env, production: boolean): OperationsConfig {
     metricsToken: token,
     shutdownTimeoutMs: intIn(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     logLevel: level as LogLevel,
+    appUserRateLimitPerMinute: intIn(env, 'APP_USER_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000_000),
   };
 }
 

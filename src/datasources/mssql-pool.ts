@@ -146,7 +146,8 @@ export class MssqlPool implements SqlPool {
 
   /**
    * Connects a pool with the given configuration (see {@link parseMssqlUrl}), then runs `verify`
-   * (when given) once on it: the mssql pool does not expose its connections one by one.
+   * (when given) once on it: the mssql pool does not expose its connections one by one. The
+   * connect timeout is bounded by `pool.acquireTimeoutMillis` when that is set.
    * @throws the driver's `ConnectionError` when the server cannot be reached or the login fails;
    *   what `verify` throws.
    */
@@ -155,7 +156,14 @@ export class MssqlPool implements SqlPool {
     statementTimeoutMs = config.requestTimeout,
     verify?: ConnectionCheck,
   ): Promise<MssqlPool> {
-    const pool = new (mssql().ConnectionPool)(config);
+    // A connection is made while a caller waits for it: its connect timeout (the URL's
+    // `connectTimeout` included) never outlasts the pool's acquire timeout (issue 22 item 12).
+    const acquire = config.pool.acquireTimeoutMillis;
+    const connectionTimeout =
+      acquire === undefined
+        ? config.connectionTimeout
+        : Math.min(config.connectionTimeout, acquire);
+    const pool = new (mssql().ConnectionPool)({ ...config, connectionTimeout });
     // A connection that fails after login is dropped by the pool (it fails validation) and the
     // request on it rejects with its own error; without a listener the event would crash the process.
     pool.on('error', () => undefined);

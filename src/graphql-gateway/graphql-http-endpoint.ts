@@ -9,6 +9,7 @@ import { ApiKeyErrors } from '../api-keys/api-keys.errors';
 import { Cancellation, ClientDisconnected } from '../common/cancellation';
 import { DomainError, ErrorCode } from '../common/domain-error';
 import {
+  addressBucket,
   clientAddress,
   ParsedRequest,
   requestHostname,
@@ -237,7 +238,7 @@ export class GraphqlHttpEndpoint {
       }
       if (hasBodyOtherThanJson(req))
         throw RequestRefusal.of(415, 'BAD_REQUEST', MEDIA_TYPE_MESSAGE);
-      if (isCrossSiteCookieWrite(req))
+      if (isCrossSiteCookieWrite(req, true))
         throw RequestRefusal.of(403, 'FORBIDDEN', CROSS_SITE_MESSAGE);
       address = encodedAddress === undefined ? undefined : decodeURIComponent(encodedAddress);
       if (req.method === 'POST') await this.readBody(req, res);
@@ -404,8 +405,9 @@ export class GraphqlHttpEndpoint {
 
   /**
    * Request step 4 (CONTRACT.md §6 429): a key is counted against its own `rateLimitPerMinute`,
-   * an anonymous caller per client address and app (`ANONYMOUS_RATE_LIMIT_PER_MINUTE`); builders
-   * and app users are not throttled here. Sets the `RateLimit-*` headers.
+   * an anonymous caller per client address (an IPv6 one by its /64) and app
+   * (`ANONYMOUS_RATE_LIMIT_PER_MINUTE`), an app user per user (`APP_USER_RATE_LIMIT_PER_MINUTE`);
+   * builders are not throttled here. Sets the `RateLimit-*` headers.
    * @throws DomainError TOO_MANY_REQUESTS (429) with `retry-after`.
    */
   private async throttle(caller: Caller, appId: string, req: ParsedRequest, res: ServerResponse) {
@@ -418,9 +420,15 @@ export class GraphqlHttpEndpoint {
       });
     } else if (caller.kind === 'anonymous') {
       headers = await this.rateLimits.consume({
-        bucket: `anonymous:${appId}:${clientAddress(req, this.trust)}`,
+        bucket: `anonymous:${appId}:${addressBucket(clientAddress(req, this.trust))}`,
         limit: this.config.operations.anonymousRateLimitPerMinute,
         caller: 'anonymous',
+      });
+    } else if (caller.kind === 'app-user') {
+      headers = await this.rateLimits.consume({
+        bucket: `app-user:${caller.user.userId}`,
+        limit: this.config.operations.appUserRateLimitPerMinute,
+        caller: 'app-user',
       });
     } else {
       return;

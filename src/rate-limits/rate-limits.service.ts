@@ -11,11 +11,15 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 /** One counted ceiling: a bucket (who), its limit per minute, and who it is for (metrics). */
 export interface RateLimitCheck {
-  /** What is counted, e.g. `key:<id>`, `anonymous:<appId>:<address>`, `login:account:<email>`. */
+  /**
+   * What is counted, e.g. `key:<id>`, `anonymous:<appId>:<address>`, `app-user:<userId>`,
+   * `login:account:<email>`.
+   */
   bucket: string;
   /** Requests allowed per minute, ≥ 1. */
   limit: number;
-  caller: ThrottledCaller;
+  /** Who it is for; `app-user` refusals are not yet a label of the metrics counter. */
+  caller: ThrottledCaller | 'app-user';
 }
 
 /**
@@ -66,7 +70,7 @@ export class RateLimitsService implements OnApplicationShutdown {
       'ratelimit-policy': `${check.limit};w=${RATE_LIMIT_WINDOW_MS / 1000}`,
     };
     if (record.isBlocked || record.totalHits > check.limit) {
-      this.metrics.rateLimited(check.caller);
+      if (check.caller !== 'app-user') this.metrics.rateLimited(check.caller);
       throw new DomainError(ErrorCode.TooManyRequests, 'Rate limit exceeded', [], {
         ...headers,
         'retry-after': String(reset),

@@ -1,0 +1,39 @@
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { HttpServerConfig } from '../config/app-config';
+import { addressBucket } from './http-request';
+
+/**
+ * Bounds what connections may hold on the Node HTTP server (issue 22 item 7), so slow or idle
+ * sockets cannot use up the process's descriptors and starve `/health` and everyone else:
+ * - `headersTimeout` and `requestTimeout`: a request whose headers, or whole body, do not arrive in
+ *   time is answered 408 and its socket closed (Node checks every `connectionsCheckingInterval`,
+ *   30 s by default);
+ * - `maxConnections`: sockets beyond it are closed by Node as they are accepted;
+ * - a per-address cap: a socket whose address (an IPv6 one counted by its /64, see
+ *   {@link addressBucket}) already holds `maxConnectionsPerAddress` open sockets is closed at once,
+ *   before any byte is read. 0 turns the cap off.
+ *
+ * Call before the server listens.
+ */
+export function limitConnections(server: Server, limits: HttpServerConfig): void {
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.maxConnections = limits.maxConnections;
+  if (limits.maxConnectionsPerAddress <= 0) return;
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = addressBucket(socket.remoteAddress ?? 'unknown');
+    const count = open.get(address) ?? 0;
+    if (count >= limits.maxConnectionsPerAddress) {
+      socket.destroy();
+      return;
+    }
+    open.set(address, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left > 0) open.set(address, left);
+      else open.delete(address);
+    });
+  });
+}
