@@ -53,6 +53,14 @@ describe('LoginThrottleService', () => {
     expect(await statusOf(service.attempt('b@x', '1.1.1.1', right))).toBe(200);
   });
 
+  it('counts the addresses of one IPv6 /64 as one (issue 22 item 12)', async () => {
+    const { service } = throttle();
+    for (let i = 0; i < LOGIN_FAILURES_PER_ACCOUNT_AND_ADDRESS; i++)
+      expect(await statusOf(service.attempt('a@x', `2001:db8:1:2::${i + 1}`, wrong))).toBe(401);
+    expect(await statusOf(service.attempt('a@x', '2001:db8:1:2:ffff::9', right))).toBe(429);
+    expect(await statusOf(service.attempt('a@x', '2001:db8:1:3::1', right))).toBe(200);
+  });
+
   it('does not count errors that are no wrong password', async () => {
     const { service } = throttle();
     const broken = () => Promise.reject(new Error('store down'));

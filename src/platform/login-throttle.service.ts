@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DomainError, ErrorCode } from '../common/domain-error';
 import { MetricsService } from '../metrics/metrics.service';
 import { RateLimitsService } from '../rate-limits/rate-limits.service';
+import { addressBucket } from '../common/http-request';
 
 /** Failed sign-ins of one account from one client address per minute before that pair is refused. */
 export const LOGIN_FAILURES_PER_ACCOUNT_AND_ADDRESS = 10;
@@ -79,10 +80,12 @@ export class LoginThrottleService {
     isFailure: (error: unknown) => boolean = isWrongCredentials,
   ): Promise<T> {
     const name = account.trim().toLowerCase();
+    // An IPv6 client counts as its /64 (issue 22 item 12), as on the GraphQL endpoint.
+    const from = addressBucket(address);
     // An address has no spaces, so the pair's bucket names exactly one (address, account).
     const buckets = [
-      `login:pair:${address} ${name}`,
-      `login:address:${address}`,
+      `login:pair:${from} ${name}`,
+      `login:address:${from}`,
       `login:account:${name}`,
     ];
     const [pair, fromAddress, ofAccount] = await Promise.all(buckets.map((b) => this.read(b)));

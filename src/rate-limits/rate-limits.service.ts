@@ -18,8 +18,8 @@ export interface RateLimitCheck {
   bucket: string;
   /** Requests allowed per minute, ≥ 1. */
   limit: number;
-  /** Who it is for; `app-user` refusals are not yet a label of the metrics counter. */
-  caller: ThrottledCaller | 'app-user';
+  /** Who it is for: the `caller` label of the 429 counter. */
+  caller: ThrottledCaller;
 }
 
 /**
@@ -70,7 +70,7 @@ export class RateLimitsService implements OnApplicationShutdown {
       'ratelimit-policy': `${check.limit};w=${RATE_LIMIT_WINDOW_MS / 1000}`,
     };
     if (record.isBlocked || record.totalHits > check.limit) {
-      if (check.caller !== 'app-user') this.metrics.rateLimited(check.caller);
+      this.metrics.rateLimited(check.caller);
       throw new DomainError(ErrorCode.TooManyRequests, 'Rate limit exceeded', [], {
         ...headers,
         'retry-after': String(reset),

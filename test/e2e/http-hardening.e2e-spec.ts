@@ -125,6 +125,7 @@ describe('headers, OpenAPI, IPv6 buckets and app-user throttle (issue 22 item 12
         TRUST_PROXY: '1',
         ANONYMOUS_RATE_LIMIT_PER_MINUTE: '2',
         APP_USER_RATE_LIMIT_PER_MINUTE: '2',
+        METRICS_TOKEN: 'http-hardening-metrics-token-0123456789',
       },
     });
     await seedDemo(
@@ -193,6 +194,11 @@ describe('headers, OpenAPI, IPv6 buckets and app-user throttle (issue 22 item 12
     const third = await call();
     expect(third.status).toBe(429);
     expect(Number(third.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Counted like every 429, under its own caller label.
+    const metrics = await run.http('GET', '/metrics', {
+      token: 'http-hardening-metrics-token-0123456789',
+    });
+    expect(metrics.body).toMatch(/^tablegraph_rate_limited_total\{caller="app-user"\} 1$/m);
   });
 });
 
