@@ -1,6 +1,5 @@
 import { RunningApp, startApp } from '../support/app-harness';
-import { placeSqliteFile } from '../support/sqlite-placement';
-import { SALES_DIALECTS, SalesDialect } from '../support/sales-dialects';
+import { registerSalesDatabase, SALES_DIALECTS, SalesDialect } from '../support/sales-dialects';
 
 /**
  * Issue 9, who sees what (CONTRACT.md §4, §6): app users with row rules per role, the built-in
@@ -59,20 +58,7 @@ for (const dialect of SALES_DIALECTS) {
         token,
         body: { name: 'Other', address: `${address}-other` },
       });
-      const ds = await run.http('POST', `/api/apps/${appId}/datasources`, {
-        token,
-        body: {
-          name: 'sales',
-          type: dialect.type,
-          url: placeSqliteFile(run.dataDir, appId, db.url),
-        },
-      });
-      expect(ds.status).toBe(201);
-      const imported = await run.http('POST', `/api/apps/${appId}/model/import`, {
-        token,
-        body: { datasourceId: ds.body.id, tables: db.tables },
-      });
-      expect(imported.status).toBe(201);
+      await registerSalesDatabase(run, token, appId, dialect.type, db);
       const all = { select: true, insert: true, update: true, delete: true };
       const specs = [
         {

@@ -1,7 +1,6 @@
 import { RunningApp, startApp } from '../support/app-harness';
 import { invalidValueCode } from '../support/graphql-form';
-import { SALES_DIALECTS, SalesDatabase } from '../support/sales-dialects';
-import { placeSqliteFile } from '../support/sqlite-placement';
+import { registerSalesDatabase, SALES_DIALECTS, SalesDatabase } from '../support/sales-dialects';
 
 /**
  * Issue 22, the contract's smaller promises (CONTRACT.md §3, §6), on PostgreSQL, MariaDB and
@@ -88,20 +87,7 @@ for (const dialect of SALES_DIALECTS) {
       address = `promises-${dialect.type}`;
       appId = (await run.http('POST', '/api/apps', { token, body: { name: 'Promises', address } }))
         .body.id;
-      const ds = await run.http('POST', `/api/apps/${appId}/datasources`, {
-        token,
-        body: {
-          name: 'sales',
-          type: dialect.type,
-          url: placeSqliteFile(run.dataDir, appId, db.url),
-        },
-      });
-      expect(ds.status).toBe(201);
-      const imported = await run.http('POST', `/api/apps/${appId}/model/import`, {
-        token,
-        body: { datasourceId: ds.body.id, tables: db.tables },
-      });
-      expect(imported.status).toBe(201);
+      await registerSalesDatabase(run, token, appId, dialect.type, db);
       const specs = [
         { name: 'customers', table: 'customers', actions: EVERY_ACTION, public: { select: true } },
         { name: 'orders', table: 'orders', actions: EVERY_ACTION },

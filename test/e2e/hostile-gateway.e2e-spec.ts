@@ -1,8 +1,7 @@
 import { DatasourcePoolsService } from '../../src/datasources/datasource-pools.service';
 import { SchemaProviderService } from '../../src/graphql-gateway/schema-provider.service';
 import { RunningApp, startApp } from '../support/app-harness';
-import { placeSqliteFile } from '../support/sqlite-placement';
-import { SALES_DIALECTS } from '../support/sales-dialects';
+import { registerSalesDatabase, SALES_DIALECTS } from '../support/sales-dialects';
 
 /**
  * Issue 7, the GraphQL endpoint as an attacker meets it: every class of hostile request is refused
@@ -48,23 +47,7 @@ for (const dialect of SALES_DIALECTS) {
         body: { name: 'Hostile', address },
       });
       const appId = app.body.id;
-      const ds = await run.http('POST', `/api/apps/${appId}/datasources`, {
-        token,
-        body: {
-          name: 'sales',
-          type: dialect.type,
-          url: placeSqliteFile(run.dataDir, appId, db.url),
-        },
-      });
-      expect(ds.status).toBe(201);
-      expect(
-        (
-          await run.http('POST', `/api/apps/${appId}/model/import`, {
-            token,
-            body: { datasourceId: ds.body.id, tables: db.tables },
-          })
-        ).status,
-      ).toBe(201);
+      await registerSalesDatabase(run, token, appId, dialect.type, db);
       const select = { select: true, insert: false, update: false, delete: false };
       for (const body of [
         {

@@ -2,8 +2,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { RunningApp, startApp } from '../support/app-harness';
 import { ORDERS } from '../support/sales-fixture';
-import { SALES_DIALECTS } from '../support/sales-dialects';
-import { placeSqliteFile } from '../support/sqlite-placement';
+import { registerSalesDatabase, SALES_DIALECTS } from '../support/sales-dialects';
 
 /**
  * Issue 11, item 4: views (every database) and PostgreSQL materialized views are listed with
@@ -83,16 +82,7 @@ for (const dialect of SALES_DIALECTS) {
       const app = await run.http('POST', '/api/apps', { token, body: { name: 'Views', address } });
       expect(app.status).toBe(201);
       appId = app.body.id;
-      const ds = await run.http('POST', `/api/apps/${appId}/datasources`, {
-        token,
-        body: {
-          name: 'sales',
-          type: dialect.type,
-          url: placeSqliteFile(run.dataDir, appId, db.url),
-        },
-      });
-      expect(ds.status).toBe(201);
-      dsId = ds.body.id;
+      dsId = await registerSalesDatabase(run, token, appId, dialect.type, db, false);
     });
 
     afterAll(async () => {

@@ -1,7 +1,6 @@
 import { RunningApp, startApp } from '../support/app-harness';
-import { SALES_DIALECTS, SalesDialect } from '../support/sales-dialects';
+import { registerSalesDatabase, SALES_DIALECTS, SalesDialect } from '../support/sales-dialects';
 import { CUSTOMERS, ORDER_LINES, ORDERS } from '../support/sales-fixture';
-import { placeSqliteFile } from '../support/sqlite-placement';
 
 /**
  * Property test of `where` (README "Filters", "Values", "Decisions": null in other operators, a
@@ -746,20 +745,7 @@ for (const dialect of SALES_DIALECTS) {
       const app = await run.http('POST', '/api/apps', { token, body: { name: 'Where', address } });
       expect(app.status).toBe(201);
       const appId = app.body.id as string;
-      const ds = await run.http('POST', `/api/apps/${appId}/datasources`, {
-        token,
-        body: {
-          name: 'sales',
-          type: dialect.type,
-          url: placeSqliteFile(run.dataDir, appId, db.url),
-        },
-      });
-      expect(ds.status).toBe(201);
-      const imported = await run.http('POST', `/api/apps/${appId}/model/import`, {
-        token,
-        body: { datasourceId: ds.body.id, tables: db.tables },
-      });
-      expect(imported.status).toBe(201);
+      await registerSalesDatabase(run, token, appId, dialect.type, db);
       const select = { select: true, insert: false, update: false, delete: false };
       for (const [name, table] of [
         ['orders', 'orders'],

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { createMysqlDatabase } from './mysql-fixture';
 import { createPgDatabase } from './postgres-fixture';
 import { loadSalesIntoMysql, loadSalesIntoPostgres, loadSalesIntoSqlite } from './sales-fixture';
+import type { RunningApp } from './app-harness';
 import { describeWith } from './services';
+import { placeSqliteFile } from './sqlite-placement';
 
 /** A throwaway sales database (sales-fixture.ts) on one of the local databases. */
 export interface SalesDatabase {
@@ -88,3 +90,32 @@ export const SALES_DIALECTS: SalesDialect[] = [
     },
   },
 ];
+
+/**
+ * Registers a sales database as datasource `sales` of an app through the builder REST API (its
+ * SQLite file placed in the app's folder first) and, unless `importTables` is false, imports its
+ * tables, expecting `201` from each step.
+ * @returns the datasource's id.
+ */
+export async function registerSalesDatabase(
+  run: RunningApp,
+  token: string,
+  appId: string,
+  type: SalesDialect['type'],
+  db: Pick<SalesDatabase, 'url' | 'tables'>,
+  importTables = true,
+): Promise<string> {
+  const ds = await run.http('POST', `/api/apps/${appId}/datasources`, {
+    token,
+    body: { name: 'sales', type, url: placeSqliteFile(run.dataDir, appId, db.url) },
+  });
+  expect(ds.status).toBe(201);
+  if (importTables) {
+    const imported = await run.http('POST', `/api/apps/${appId}/model/import`, {
+      token,
+      body: { datasourceId: ds.body.id, tables: db.tables },
+    });
+    expect(imported.status).toBe(201);
+  }
+  return ds.body.id as string;
+}
