@@ -1,6 +1,5 @@
 import { RunningApp, startApp } from '../support/app-harness';
-import { SALES_DIALECTS } from '../support/sales-dialects';
-import { placeSqliteFile } from '../support/sqlite-placement';
+import { registerSalesDatabase, SALES_DIALECTS } from '../support/sales-dialects';
 
 /**
  * Columns the database fills itself, and refusals naming the key (review items 18 and 19):
@@ -63,23 +62,10 @@ for (const dialect of SALES_DIALECTS) {
       const app = (
         await run.http('POST', '/api/apps', { token, body: { name: 'Filled', address } })
       ).body;
-      const registered = await run.http('POST', `/api/apps/${app.id}/datasources`, {
-        token,
-        body: {
-          name: 'filled',
-          type: dialect.type,
-          url: placeSqliteFile(run.dataDir, app.id, db.url),
-        },
+      await registerSalesDatabase(run, token, app.id, dialect.type, {
+        url: db.url,
+        tables: [db.qualify('filled'), db.qualify('small_key')],
       });
-      expect(registered.status).toBe(201);
-      const imported = await run.http('POST', `/api/apps/${app.id}/model/import`, {
-        token,
-        body: {
-          datasourceId: registered.body.id,
-          tables: [db.qualify('filled'), db.qualify('small_key')],
-        },
-      });
-      expect(imported.status).toBe(201);
       for (const table of ['filled', 'small_key']) {
         const api = await run.http('POST', `/api/apps/${app.id}/apis`, {
           token,

@@ -1,6 +1,5 @@
 import { RunningApp, startApp } from '../support/app-harness';
-import { SALES_DIALECTS } from '../support/sales-dialects';
-import { placeSqliteFile } from '../support/sqlite-placement';
+import { registerSalesDatabase, SALES_DIALECTS } from '../support/sales-dialects';
 
 /**
  * Review item 21: a float column is found by the value a read shows, with every number operator,
@@ -39,16 +38,10 @@ for (const dialect of SALES_DIALECTS) {
       const app = (
         await run.http('POST', '/api/apps', { token, body: { name: 'Floats', address } })
       ).body;
-      const registered = await run.http('POST', `/api/apps/${app.id}/datasources`, {
-        token,
-        body: { name: 'fl', type: dialect.type, url: placeSqliteFile(run.dataDir, app.id, db.url) },
+      await registerSalesDatabase(run, token, app.id, dialect.type, {
+        url: db.url,
+        tables: [db.qualify('fl')],
       });
-      expect(registered.status).toBe(201);
-      const imported = await run.http('POST', `/api/apps/${app.id}/model/import`, {
-        token,
-        body: { datasourceId: registered.body.id, tables: [db.qualify('fl')] },
-      });
-      expect(imported.status).toBe(201);
       const api = await run.http('POST', `/api/apps/${app.id}/apis`, {
         token,
         body: {

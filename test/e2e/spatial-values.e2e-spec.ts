@@ -1,5 +1,5 @@
 import { RunningApp, startApp } from '../support/app-harness';
-import { SALES_DIALECTS } from '../support/sales-dialects';
+import { registerSalesDatabase, SALES_DIALECTS } from '../support/sales-dialects';
 
 /**
  * Review item 20: text that is not WKT, written to a nullable MariaDB spatial column, was stored as
@@ -30,16 +30,10 @@ mysql.describe('Spatial values on MariaDB (item 20)', () => {
     await db.exec(SETUP);
     const app = (await run.http('POST', '/api/apps', { token, body: { name: 'Spatial', address } }))
       .body;
-    const registered = await run.http('POST', `/api/apps/${app.id}/datasources`, {
-      token,
-      body: { name: 'spatial', type: 'mysql', url: db.url },
+    await registerSalesDatabase(run, token, app.id, 'mysql', {
+      url: db.url,
+      tables: ['places', 'routes'],
     });
-    expect(registered.status).toBe(201);
-    const imported = await run.http('POST', `/api/apps/${app.id}/model/import`, {
-      token,
-      body: { datasourceId: registered.body.id, tables: ['places', 'routes'] },
-    });
-    expect(imported.status).toBe(201);
     for (const table of ['places', 'routes']) {
       const api = await run.http('POST', `/api/apps/${app.id}/apis`, {
         token,
