@@ -16,6 +16,7 @@ import { MysqlPool } from './datasources/mysql-pool';
 import { PostgresPool } from './datasources/postgres-pool';
 import { PostgresDialect } from './datasources/postgres.dialect';
 import { compileDocument, DocumentCache } from './graphql-gateway/request/compiled-operation';
+import { shareOfPool } from './graphql-gateway/request/pool-share';
 import { EventsService } from './events/events.service';
 import { loggerModule } from './logging/logging';
 import type { MetricsService } from './metrics/metrics.service';
@@ -37,6 +38,7 @@ const LIMITS = {
   queryTokens: 10_000,
   fragmentSpreads: 1_000,
   rows: 100_000,
+  statements: 300,
   skip: 100_000,
   inList: 1_000,
   booleanItems: 100,
@@ -567,6 +569,30 @@ describe('pino 10 redaction as loggerModule configures it', () => {
       cookie: '[redacted]',
     });
     expect(lines[0]).not.toMatch(/hunter2|eyJ|pa55|Bearer|tgk_|tg_session/);
+  });
+});
+
+describe('p-limit 3 under shareOfPool', () => {
+  it('frees the place of a statement that rejects or throws, so the request’s queue never stalls (p-limit #77)', async () => {
+    let running = 0;
+    let most = 0;
+    const run = shareOfPool(8, async (i: number) => {
+      running++;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setImmediate(resolve));
+      running--;
+      if (i % 3 === 0) throw new Error(`statement ${i} failed`);
+      return i;
+    });
+    const answers = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => run(i)));
+    expect(answers.filter((a) => a.status === 'rejected')).toHaveLength(4);
+    expect(answers.filter((a) => a.status === 'fulfilled')).toHaveLength(8);
+    expect(most).toBe(2);
+    const thrower = shareOfPool(4, (): Promise<number> => {
+      throw new Error('thrown before any promise');
+    });
+    await expect(Promise.all([thrower(), thrower()])).rejects.toThrow('thrown before any promise');
+    await expect(thrower()).rejects.toThrow('thrown before any promise');
   });
 });
 

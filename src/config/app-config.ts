@@ -107,6 +107,11 @@ export interface RequestLimits {
   fragmentSpreads: number;
   /** `LIMIT_ROWS`: worst-case rows of one request (the cost estimate), default 100,000. */
   rows: number;
+  /**
+   * `LIMIT_STATEMENTS`: SQL statements of one request (root fields × navigation levels, fragments
+   * expanded), default 300 (CONTRACT.md §6 Limits).
+   */
+  statements: number;
   /** `LIMIT_SKIP`: the largest `skip`, default 100,000. */
   skip: number;
   /** `LIMIT_IN_LIST`: items in one `in`/`nin` list, default 1,000. */
@@ -247,6 +252,7 @@ export function loadConfig(env: Env, defaults: { demo: boolean }): AppConfig {
       queryTokens: intIn(env, 'LIMIT_QUERY_TOKENS', 10_000, 10, 1_000_000),
       fragmentSpreads: intIn(env, 'LIMIT_FRAGMENT_SPREADS', 1_000, 0, 100_000),
       rows: intIn(env, 'LIMIT_ROWS', 100_000, 1, 100_000_000),
+      statements: intIn(env, 'LIMIT_STATEMENTS', 300, 1, 100_000),
       skip: intIn(env, 'LIMIT_SKIP', 100_000, 0, 1_000_000_000),
       inList: intIn(env, 'LIMIT_IN_LIST', 1_000, 1, 100_000),
       booleanItems: intIn(env, 'LIMIT_BOOLEAN_ITEMS', 100, 1, 100_000),

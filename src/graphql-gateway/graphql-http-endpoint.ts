@@ -26,7 +26,7 @@ import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatasourceConnection } from '../datasources/datasource-pools.service';
 import type { CompiledQuery, StatementResult } from '../datasources/dialect';
-import { isInvalidValueError } from '../datasources/invalid-value';
+import { invalidValueField, isInvalidValueError } from '../datasources/invalid-value';
 import { DatasourcesService } from '../data-model/datasources.service';
 import { requestIdOf } from '../logging/logging';
 import { MetricsService, OperationKind } from '../metrics/metrics.service';
@@ -47,6 +47,7 @@ import {
   GraphQLResponse,
 } from './request/execute-operation';
 import { readGraphQLParams, refuseKeyInUrl } from './request/graphql-params';
+import { shareOfPool } from './request/pool-share';
 import { RequestBudget } from './request/request-budget';
 import { RowScopes } from './request/row-scopes';
 import type { Permissions } from '../app-access/row-rules';
@@ -54,16 +55,18 @@ import { ExecutableSchema, SchemaProviderService } from './schema-provider.servi
 
 /**
  * A request value its column cannot hold or compare with, as the database said (never a 500):
- * `INVALID_VALUE` (CONTRACT.md §6), without a field, since a statement alone does not say which;
- * the driver's error rides along as `cause`, so a write can translate it again and name it.
+ * `INVALID_VALUE` (CONTRACT.md §6), naming the field where the database said which parameter it
+ * was (`invalidValueField`: PostgreSQL), else without one; the driver's error rides along as
+ * `cause`, so a write can translate it again and name it.
  */
-function invalidValue(driverError: unknown): DatabaseRefusalError {
+function invalidValue(driverError: unknown, field: string | null): DatabaseRefusalError {
   return new DatabaseRefusalError(
     {
       code: 'INVALID_VALUE',
-      field: null,
-      message:
-        'A value in the request does not fit its column (out of range, malformed for its type, or containing a NUL character); check the filter and argument values',
+      field,
+      message: field
+        ? `${field} cannot hold or be compared with the value sent: it is malformed or out of range for its type`
+        : 'A value in the request does not fit its column (out of range, malformed for its type, or containing a NUL character); check the filter and argument values',
     },
     driverError,
   );
@@ -518,7 +521,9 @@ export class GraphqlHttpEndpoint {
                 try {
                   result = await run(query);
                 } catch (error) {
-                  if (isInvalidValueError(inner.dialect.type, error)) throw invalidValue(error);
+                  if (isInvalidValueError(inner.dialect.type, error)) {
+                    throw invalidValue(error, invalidValueField(inner.dialect.type, error, query));
+                  }
                   throw error;
                 } finally {
                   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -527,10 +532,18 @@ export class GraphqlHttpEndpoint {
                 budget.charge(result.rows);
                 return result;
               };
+            // At most a quarter of the pool at a time for this request; a transaction is one
+            // statement here (it holds one connection), its own statements run inside it.
+            const poolSize = this.config.datasources.poolSize;
             return {
               dialect: inner.dialect,
-              run: guarded((query) => inner.run(query, { signal })),
-              transaction: (work) => inner.transaction((run) => work(guarded(run))),
+              run: shareOfPool(
+                poolSize,
+                guarded((query) => inner.run(query, { signal })),
+              ),
+              transaction: shareOfPool(poolSize, (work) =>
+                inner.transaction((run) => work(guarded(run))),
+              ),
             };
           });
           connections.set(id, conn);

@@ -31,6 +31,7 @@ const LIMITS = {
   queryTokens: 10_000,
   fragmentSpreads: 1_000,
   rows: 100_000,
+  statements: 300,
   skip: 100_000,
   inList: 1_000,
   booleanItems: 100,
@@ -195,6 +196,25 @@ describe('the worst-case rows estimate (CONTRACT.md §6 Limits)', () => {
     expect(domainError(() => cost(`{ countOrders(where: {or: [${ors}]}) }`)).message).toContain(
       'the limit is 100',
     );
+  });
+
+  it('counts one statement per root field and per navigation occurrence, fragments expanded', () => {
+    expect(cost('{ countOrders }').statements).toBe(1);
+    expect(cost('{ a: countOrders b: countOrders getOrders(take: 1) { id } }').statements).toBe(3);
+    expect(
+      cost('{ getOrders(take: 1) { id total customer { id orders(take: 1) { id } } } }').statements,
+    ).toBe(3);
+    const text =
+      '{ a: getCustomers(take: 1) { ...O } b: getCustomers(take: 1) { ...O } } fragment O on Customer { orders(take: 1) { customer { id } } }';
+    expect(cost(text).statements).toBe(2 * 3);
+  });
+
+  it('refuses more statements than the ceiling with QUERY_TOO_COMPLEX naming both', () => {
+    const counts = Array.from({ length: 4 }, (_, i) => `c${i}: countOrders`).join(' ');
+    const e = domainError(() => cost(`{ ${counts} }`, {}, { ...LIMITS, statements: 3 }));
+    expect(e.code).toBe(ErrorCode.QueryTooComplex);
+    expect(e.message).toContain('runs 4 SQL statements');
+    expect(e.message).toContain('the limit is 3');
   });
 
   it('computes the cost of an operation without variables once', () => {

@@ -26,6 +26,7 @@ const LIMITS = {
   queryTokens: 100_000,
   fragmentSpreads: 1_000,
   rows: 100_000,
+  statements: 300,
   skip: 100_000,
   inList: 1_000,
   booleanItems: 100_000,

@@ -35,14 +35,43 @@ export interface PlannedField {
 /** The ceilings checked per request (CONTRACT.md §6 Limits; `AppConfig.limits`). */
 export interface CostLimits {
   rows: number;
+  statements: number;
   skip: number;
   inList: number;
   booleanItems: number;
 }
 
-/** What the per-request check found: the worst-case rows, within every ceiling. */
+/** What the per-request check found, within every ceiling. */
 export interface RequestCost {
+  /** Worst-case rows read, summed over every field (fragments expanded). */
   rows: number;
+  /** SQL statements the request runs: one per root field and one per navigation occurrence. */
+  statements: number;
+}
+
+/**
+ * The statements an operation runs (CONTRACT.md §6 Limits: "root fields × navigation levels,
+ * fragments expanded"): every root field is one statement (a count reads no rows but still holds
+ * a connection while it scans) and every navigation field below it one more, since a navigation
+ * occurrence is loaded for all its parents in one batched statement (ADR 0011). Independent of
+ * variables, so computed once per compiled document.
+ */
+export function countStatements(fields: readonly PlannedField[]): number {
+  const below = (level: readonly PlannedField[]): number =>
+    level.reduce((sum, field) => (field.rows ? sum + 1 + below(field.children) : sum), 0);
+  return fields.reduce((sum, field) => sum + 1 + below(field.children), 0);
+}
+
+/**
+ * @throws DomainError QUERY_TOO_COMPLEX when the operation runs more statements than the ceiling
+ * (CONTRACT.md §6 Limits, `LIMIT_STATEMENTS`).
+ */
+export function checkStatementCount(statements: number, limit: number): void {
+  if (statements <= limit) return;
+  throw new DomainError(
+    ErrorCode.QueryTooComplex,
+    `The request runs ${statements.toLocaleString('en-US')} SQL statements (one per root field and one per navigation field, fragments expanded); the limit is ${limit.toLocaleString('en-US')}. Send fewer aliases or nested levels, or split the request`,
+  );
 }
 
 /**
@@ -159,9 +188,10 @@ function pageValue(args: Record<string, unknown>, name: string, fallback: number
  * (0 to 10,000), `skip` (0 to the skip ceiling), `in`/`nin` list lengths and the request's
  * `and`/`or` items, then estimates the worst-case rows: the product of `take` (default 10,000;
  * 1 for a single row) along every path, summed over every field, fragments expanded (CONTRACT.md
- * §6 Limits). Runs before any SQL; linear in the field tree.
+ * §6 Limits), and counts the statements ({@link countStatements}). Runs before any SQL; linear in
+ * the field tree.
  * @throws DomainError INVALID_INPUT naming the field and the limit; QUERY_TOO_COMPLEX naming the
- * estimate and the ceiling.
+ * estimate or the statements and the ceiling.
  */
 export function checkRequestCost(
   fields: readonly PlannedField[],
@@ -198,6 +228,8 @@ export function checkRequestCost(
     }
     return total;
   };
+  const statements = countStatements(fields);
+  checkStatementCount(statements, limits.statements);
   const rows = walk(fields, 1);
   if (rows > limits.rows) {
     throw new DomainError(
@@ -205,5 +237,5 @@ export function checkRequestCost(
       `The request may read up to ${rows.toLocaleString('en-US')} rows; the limit is ${limits.rows.toLocaleString('en-US')}. Give smaller take values (the default is 10,000) or select fewer nested levels`,
     );
   }
-  return { rows };
+  return { rows, statements };
 }
