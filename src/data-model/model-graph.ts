@@ -21,7 +21,13 @@ export interface Navigation {
   fkColumn: string;
 }
 
-const sameTable = (t: ModelTable, datasourceId: string, schema: string | null, name: string) =>
+/** Whether model table `t` is the database table `schema.name` of datasource `datasourceId`. */
+export const sameTable = (
+  t: ModelTable,
+  datasourceId: string,
+  schema: string | null,
+  name: string,
+): boolean =>
   t.datasourceId === datasourceId && t.dbName === name && (t.schema ?? null) === (schema ?? null);
 
 /** Many-to-one name: the foreign-key column without a trailing `_id`/`Id` (`customer_id` → `customer`). */

@@ -1,3 +1,4 @@
+import { sameTable } from '../data-model/model-graph';
 import { arrayElement } from '../datasources/dialect';
 import type { ColumnValue, Condition, Dialect, ModelColumn } from '../datasources/dialect';
 import type { ModelTable } from '../platform/version-definition';
@@ -187,4 +188,37 @@ export function primaryKeyCondition(
       ),
     ),
   };
+}
+
+/** A foreign key of a written table, with the model table it refers to. */
+export interface Reference {
+  /** The referencing columns, in key order. */
+  columns: string[];
+  /** The referenced table's columns, position for position with `columns`. */
+  referencedColumns: string[];
+  /** The referenced model table (whose row rule the write must respect, CONTRACT.md §4). */
+  table: ModelTable;
+}
+
+/**
+ * The foreign keys of `table` whose referenced table is in the model (active or not: a role's
+ * rule names a model table either way), so a write can refuse a key that points at a row outside
+ * the caller's rule on that table (issue 22 item 8). A key to a table the model does not hold is
+ * left to the database: no rule can name that table.
+ */
+export function referencesOf(tables: readonly ModelTable[], table: ModelTable): Reference[] {
+  const references: Reference[] = [];
+  for (const fk of table.foreignKeys) {
+    const target = tables.find((t) =>
+      sameTable(t, table.datasourceId, fk.referencedSchema, fk.referencedTable),
+    );
+    if (target) {
+      references.push({
+        columns: fk.columns,
+        referencedColumns: fk.referencedColumns,
+        table: target,
+      });
+    }
+  }
+  return references;
 }

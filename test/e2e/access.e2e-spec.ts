@@ -110,6 +110,7 @@ for (const dialect of SALES_DIALECTS) {
           },
         },
         city: { tables: { customers: { where: { city: { eq: '$user.city' } } } } },
+        ownorders: { tables: { orders: { where: { customer_id: { eq: '$user.customerId' } } } } },
         lost: {
           tables: {
             customers: { where: { city: { eq: '$user.missing' } } },
@@ -138,6 +139,10 @@ for (const dialect of SALES_DIALECTS) {
         lost: { roles: ['lost'], attributes: {} },
         nora: { roles: ['secretive'], attributes: {} },
         olga: { roles: ['ordersonly'], attributes: {} },
+        // Tenant "Lisboa": a rule on customers (customer 1 is hers, 2 is Porto's), none on orders.
+        lena: { roles: ['city'], attributes: { city: 'Lisboa' } },
+        // Alice's rule on orders alone: every customer is hers to point at, not every order.
+        cleo: { roles: ['ownorders'], attributes: { customerId: 1 } },
       };
       for (const [name, spec] of Object.entries(users)) {
         const created = await run.http('POST', `/api/apps/${appId}/users`, {
@@ -273,8 +278,10 @@ for (const dialect of SALES_DIALECTS) {
       expect(inside.updateOrders.id).toBe('1');
     });
 
+    // Customer 2 is outside Alice's rule on customers, so she gets the refusal of a key pointing
+    // nowhere before her rule on orders is reached; Cleo sees every customer.
     it('refuses an update that would move the row outside the rule, and keeps the row', async () => {
-      const res = await gql('mutation { updateOrders(id: 6, customer_id: 2) { id } }', as('alice'));
+      const res = await gql('mutation { updateOrders(id: 6, customer_id: 2) { id } }', as('cleo'));
       expect(res.body.errors[0].extensions.code).toBe('FORBIDDEN');
       const row = await data('{ getOrders(where: {id: {eq: 6}}) { customer_id } }', asBuilder());
       expect(row.getOrders[0].customer_id).toBe('1');
@@ -285,7 +292,7 @@ for (const dialect of SALES_DIALECTS) {
       const before = (await data('{ countOrders }', asBuilder())).countOrders;
       const outside = await gql(
         `mutation { addOrders(id: 900, customer_id: 2, status: "NEW", total: "1.00", placed_at: "${placedAt}") { id } }`,
-        as('alice'),
+        as('cleo'),
       );
       expect(outside.body.errors[0].extensions.code).toBe('FORBIDDEN');
       expect((await data('{ countOrders }', asBuilder())).countOrders).toBe(before);
@@ -297,6 +304,100 @@ for (const dialect of SALES_DIALECTS) {
       expect((await data('{ countOrders }', asBuilder())).countOrders).toBe(before + 1);
       expect(await data('mutation { deleteOrders(id: 901) }', as('alice'))).toEqual({
         deleteOrders: true,
+      });
+    });
+
+    describe('refusals under a rule leak nothing of the rows outside it (issue 22 item 8)', () => {
+      const placedAt = dialect.type === 'sqlite' ? '2024-05-01T10:00:00' : '2024-05-01T10:00:00Z';
+      const addOrder = (id: number, customerId: number) =>
+        `mutation { addOrders(id: ${id}, customer_id: ${customerId}, status: "NEW", total: "1.00", placed_at: "${placedAt}") { id } }`;
+      const refusal = async (query: string, headers: Record<string, string>) => {
+        const res = await gql(query, headers);
+        expect(res.status).toBe(200);
+        expect(res.body.errors).toHaveLength(1);
+        const { message, extensions } = res.body.errors[0];
+        return { message, code: extensions.code, field: extensions.field };
+      };
+      const customer = async (id: number) =>
+        (await data(`{ getCustomers(where: {id: {eq: ${id}}}) { id email } }`, asBuilder()))
+          .getCustomers;
+      const order = async (id: number) =>
+        (await data(`{ getOrders(where: {id: {eq: ${id}}}) { id customer_id } }`, asBuilder()))
+          .getOrders;
+
+      it('answers a unique-key conflict alike whether the other row is inside the rule or not, naming neither field nor value (add and update)', async () => {
+        const addAs = (id: number, email: string) =>
+          `mutation { addCustomers(id: ${id}, name: "Lena", email: "${email}", city: "Lisboa") { id } }`;
+        const outside = await refusal(addAs(960, 'bruno@example.com'), as('lena'));
+        const inside = await refusal(addAs(960, 'ana@example.com'), as('lena'));
+        expect(outside).toEqual({
+          code: 'UNIQUE_VIOLATION',
+          field: null,
+          message: 'Nothing was written: a value that must be unique is already taken',
+        });
+        expect(inside).toEqual(outside);
+        expect(await customer(960)).toEqual([]);
+
+        const own = await data(addAs(961, 'lena@example.com'), as('lena'));
+        expect(own.addCustomers.id).toBe('961');
+        const updateAs = (email: string) =>
+          `mutation { updateCustomers(id: 961, email: "${email}") { id email } }`;
+        expect(await refusal(updateAs('bruno@example.com'), as('lena'))).toEqual(outside);
+        expect(await refusal(updateAs('ana@example.com'), as('lena'))).toEqual(outside);
+        expect(await customer(961)).toEqual([{ id: '961', email: 'lena@example.com' }]);
+        expect(await data('mutation { deleteCustomers(id: 961) }', as('lena'))).toEqual({
+          deleteCustomers: true,
+        });
+      });
+
+      it('keeps the detailed unique-key answer for a caller no rule bounds on that table (a key)', async () => {
+        const answer = await refusal(
+          'mutation { addCustomers(id: 963, name: "K", email: "bruno@example.com") { id } }',
+          { 'x-api-key': keyAll },
+        );
+        expect(answer).toEqual({
+          code: 'UNIQUE_VIOLATION',
+          field: 'email',
+          message: 'A row with this email already exists',
+        });
+      });
+
+      it('refuses an order pointing at a customer outside the rule as if that customer did not exist (add and update)', async () => {
+        const dangling = await refusal(addOrder(970, 99999), as('lena'));
+        expect(dangling).toMatchObject({ code: 'FOREIGN_KEY_VIOLATION', field: 'customer_id' });
+        expect(await refusal(addOrder(970, 2), as('lena'))).toEqual(dangling);
+        expect(await order(970)).toEqual([]);
+        const update = await refusal(
+          'mutation { updateOrders(id: 11, customer_id: 2) { id } }',
+          as('lena'),
+        );
+        expect(update).toEqual(dangling);
+        expect(await order(11)).toEqual([{ id: '11', customer_id: '1' }]);
+      });
+
+      it('still lets a caller point an order at a customer inside the rule (add and update)', async () => {
+        expect((await data(addOrder(971, 1), as('lena'))).addOrders.id).toBe('971');
+        const other = await data(
+          'mutation { addCustomers(id: 962, name: "L2", email: "lena2@example.com", city: "Lisboa") { id } }',
+          as('lena'),
+        );
+        expect(other.addCustomers.id).toBe('962');
+        const moved = await data(
+          'mutation { updateOrders(id: 971, customer_id: 962) { id customer_id } }',
+          as('lena'),
+        );
+        expect(moved.updateOrders).toEqual({ id: '971', customer_id: '962' });
+        // A key has no rule on customers: the database's own answer, naming the field.
+        const viaKey = await refusal(addOrder(972, 99999).replace('"NEW"', '"PAID"'), {
+          'x-api-key': keyAll,
+        });
+        expect(viaKey).toMatchObject({ code: 'FOREIGN_KEY_VIOLATION', field: 'customer_id' });
+        expect(await data('mutation { deleteOrders(id: 971) }', as('lena'))).toEqual({
+          deleteOrders: true,
+        });
+        expect(await data('mutation { deleteCustomers(id: 962) }', as('lena'))).toEqual({
+          deleteCustomers: true,
+        });
       });
     });
 
