@@ -122,6 +122,17 @@ export interface RequestLimits {
   responseBytes: number;
   /** `DOCUMENT_CACHE_BYTES`: bytes of compiled documents kept for all schemas together, default 32 MiB. */
   documentCacheBytes: number;
+  /**
+   * `SCHEMA_CACHE_BYTES`: estimated heap of the cached schemas of every app together (a version's
+   * types and each audience's root types), default 256 MiB: about 2,500 apps of a few tables.
+   */
+  schemaCacheBytes: number;
+  /**
+   * `SCHEMA_BUILDS_PER_APP_PER_SECOND`: schemas (a version's types or an audience's view) one app
+   * may cause to be built per second in this process, default 10; over it a request that needs a
+   * new schema answers 429 with `retry-after`.
+   */
+  schemaBuildsPerAppPerSecond: number;
 }
 
 /** Datasource pools and deadlines (CONTRACT.md §6 Limits; DESIGN.md Datasources). */
@@ -258,6 +269,8 @@ export function loadConfig(env: Env, defaults: { demo: boolean }): AppConfig {
       booleanItems: intIn(env, 'LIMIT_BOOLEAN_ITEMS', 100, 1, 100_000),
       responseBytes: intIn(env, 'LIMIT_RESPONSE_BYTES', 32 * 1024 * 1024, 1024, 2 ** 31 - 1),
       documentCacheBytes: intIn(env, 'DOCUMENT_CACHE_BYTES', 32 * 1024 * 1024, 0, 2 ** 31 - 1),
+      schemaCacheBytes: intIn(env, 'SCHEMA_CACHE_BYTES', 256 * 1024 * 1024, 1, 2 ** 40),
+      schemaBuildsPerAppPerSecond: intIn(env, 'SCHEMA_BUILDS_PER_APP_PER_SECOND', 10, 1, 10_000),
     },
     datasources: {
       statementTimeoutMs: intIn(env, 'STATEMENT_TIMEOUT_MS', 5_000, 100, 3_600_000),

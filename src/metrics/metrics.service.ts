@@ -6,7 +6,7 @@ import { RedisService } from '../redis/redis.service';
 export type OperationKind = 'query' | 'mutation' | 'subscription' | 'unknown';
 
 /** Who a 429 was answered to. */
-export type ThrottledCaller = 'key' | 'anonymous' | 'app-user' | 'login';
+export type ThrottledCaller = 'key' | 'anonymous' | 'app-user' | 'login' | 'schema-build';
 
 /** Seconds-based buckets from 1 ms to 10 s (Prometheus convention: durations in seconds). */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
