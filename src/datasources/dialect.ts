@@ -1,4 +1,5 @@
 import type { CancelSignal } from '../common/cancellation';
+import type { RowSink } from './row-bytes';
 
 /** Database kinds a datasource may be (CONTRACT.md §3). */
 export type DatasourceType = 'postgres' | 'mysql' | 'mssql' | 'sqlite';
@@ -420,10 +421,11 @@ export interface DatabaseIdentity {
 
 /**
  * Per-statement options: `signal` cancels the statement on the server when it fires (an
- * `AbortSignal`, or the request's `Cancellation`).
+ * `AbortSignal`, or the request's `Cancellation`); `rows` is charged with each row as it arrives.
  */
 export interface RunOptions {
   signal?: CancelSignal;
+  rows?: RowSink;
 }
 
 /** A bounded connection pool to one database, as an adapter opened it. */
@@ -433,7 +435,10 @@ export interface SqlPool {
    * propagate (see {@link Dialect.translateError}), but a deadline reached rejects with
    * `DomainError` TIMEOUT and a server that is down or a pool with no free connection in time
    * with `DomainError` DATASOURCE_UNAVAILABLE. When `options.signal` fires, the statement is
-   * cancelled on the server and the call rejects with the signal's reason.
+   * cancelled on the server and the call rejects with the signal's reason. With `options.rows`,
+   * each row is charged as the driver hands it over; when the sink throws, the pool stops reading
+   * at once (the statement is cancelled, or its connection discarded, never left mid-result) and
+   * the call rejects with what the sink threw.
    */
   run(query: CompiledQuery, options?: RunOptions): Promise<StatementResult>;
   /**

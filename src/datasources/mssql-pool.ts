@@ -7,6 +7,7 @@ import type {
   StatementResult,
 } from './dialect';
 import { DatasourceErrors } from './datasources.errors';
+import { RowReader } from './row-bytes';
 
 /**
  * The part of the `mssql` package (v12, tedious driver) this adapter uses. `mssql` ships no type
@@ -20,10 +21,18 @@ interface MssqlResult {
   rowsAffected: number[];
 }
 
-interface MssqlRequest {
+export interface MssqlRequest {
   input(name: string, value: unknown): MssqlRequest;
   query(sql: string): Promise<MssqlResult>;
   cancel(): void;
+  /**
+   * Stream mode (node-mssql README, "Streaming"): rows are emitted (`row`) and never collected,
+   * errors are emitted (`error`, possibly several), and `query()` resolves without rows once the
+   * request is done, whether it failed or not.
+   */
+  stream?: boolean;
+  on(event: 'row', listener: (row: Record<string, unknown>) => void): MssqlRequest;
+  on(event: 'error', listener: (error: unknown) => void): MssqlRequest;
 }
 
 interface MssqlTransaction {
@@ -178,14 +187,17 @@ export class MssqlPool implements SqlPool {
     return opened;
   }
 
-  /** Runs a statement; `requestTimeout` is its deadline, and an aborted signal cancels it (TDS attention). */
+  /**
+   * Runs a statement; `requestTimeout` is its deadline, and an aborted signal cancels it (TDS
+   * attention). Its rows are charged to `options.rows` as they arrive ({@link streamOn}).
+   */
   async run(query: CompiledQuery, options: RunOptions = {}): Promise<StatementResult> {
     options.signal?.throwIfAborted();
     const request = this.pool.request();
     const cancel = () => request.cancel();
     options.signal?.addEventListener('abort', cancel, { once: true });
     try {
-      return await runOn(request, query);
+      return await streamOn(request, query, new RowReader(options.rows));
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       throw this.classify(error);
@@ -244,11 +256,49 @@ export class MssqlPool implements SqlPool {
   }
 }
 
-/** Runs one statement on a request (of the pool or of a transaction), parameters `@p1…@pN`. */
-async function runOn(request: MssqlRequest, query: CompiledQuery): Promise<StatementResult> {
+/** Binds a statement's parameters to a request as `@p1…@pN`. */
+function bind(request: MssqlRequest, query: CompiledQuery): void {
   query.params.forEach((value, index) =>
     request.input(`p${index + 1}`, value === undefined ? null : value),
   );
+}
+
+/**
+ * Runs one statement on a request of the pool in stream mode, its rows handed to `reader` one at
+ * a time as tedious parses them. The first row the reader refuses cancels the request (TDS
+ * attention: the server stops, the connection stays usable and goes back to the pool; tedious
+ * `Connection.cancel`); rows after it are dropped, and the call rejects with the reader's refusal
+ * once the request is done.
+ * @throws the reader's refusal; else the request's first error (a `RequestError`).
+ */
+export async function streamOn(
+  request: MssqlRequest,
+  query: CompiledQuery,
+  reader: RowReader,
+): Promise<StatementResult> {
+  bind(request, query);
+  request.stream = true;
+  let failure: { error: unknown } | null = null;
+  let cancelled = false;
+  request.on('row', (row) => {
+    if (!reader.accept(row) && !cancelled) {
+      cancelled = true;
+      request.cancel();
+    }
+  });
+  request.on('error', (error) => {
+    failure ??= { error };
+  });
+  const result = await request.query(query.sql);
+  if (reader.refusal) throw reader.refusal.reason;
+  if (failure) throw (failure as { error: unknown }).error;
+  const isSelect = /^\s*SELECT\b/i.test(query.sql);
+  return { rows: reader.rows, affected: isSelect ? undefined : result.rowsAffected[0] };
+}
+
+/** Runs one statement on a request of a transaction, parameters `@p1…@pN`, its rows collected. */
+async function runOn(request: MssqlRequest, query: CompiledQuery): Promise<StatementResult> {
+  bind(request, query);
   const result = await request.query(query.sql);
   const isSelect = /^\s*SELECT\b/i.test(query.sql);
   return {

@@ -11,6 +11,7 @@ import type {
   StatementResult,
 } from './dialect';
 import { DatasourceErrors } from './datasources.errors';
+import { RowReader } from './row-bytes';
 import {
   ClientDeadlineExceeded,
   clientDeadlineMs,
@@ -238,15 +239,24 @@ export class MysqlPool implements SqlPool {
    * for a write that returns rows, undefined for a SELECT. TIMEOUT at the server's deadline or at
    * {@link clientDeadlineMs}; DATASOURCE_UNAVAILABLE for a lost server; other driver errors
    * propagate unchanged.
+   *
+   * Rows are charged to `options.rows` one by one as mysql2 parses them ({@link executeStreaming}).
+   * When the sink refuses one, the connection is destroyed at once (socket included) and the call
+   * rejects with the sink's refusal: the protocol has no way to leave a result set half read but
+   * reading the rest (MySQL Client/Server Protocol, "Text/Binary Resultset"), which would move
+   * the whole page over the network, and a `KILL QUERY` needs a connection of its own anyway. The
+   * server stops the statement as its next write fails; the pool opens a new connection later.
    */
   async run(query: CompiledQuery, options: RunOptions = {}): Promise<StatementResult> {
     options.signal?.throwIfAborted();
     const held = this.hold(await this.acquire());
     const kill = () => void this.killQuery(held.connection.threadId);
     options.signal?.addEventListener('abort', kill, { once: true });
+    const reader = new RowReader(options.rows);
     try {
-      return await held.within(() => execute(held.connection, query));
+      return await held.within(() => executeStreaming(held, query, reader));
     } catch (error) {
+      if (reader.refusal) throw reader.refusal.reason;
       if (options.signal?.aborted) throw options.signal.reason;
       throw this.classify(error);
     } finally {
@@ -418,6 +428,8 @@ export class MysqlPool implements SqlPool {
 class HeldConnection {
   /** Set once a statement passed the deadline: the connection is then never used again. */
   gaveUp: ClientDeadlineExceeded | null = null;
+  /** Set by {@link discard}: the connection is destroyed already. */
+  private discarded = false;
 
   constructor(
     readonly connection: PoolConnection,
@@ -449,15 +461,73 @@ class HeldConnection {
 
   /** Hands the connection back to the pool, or destroys it when a statement passed the deadline. */
   release(): void {
+    if (this.discarded) return;
     if (!this.gaveUp) {
       this.connection.release();
       return;
     }
-    // destroy() leaves the pool and ends the socket gracefully, which a silent peer never
-    // completes: the socket is destroyed outright too.
+    this.discard();
+  }
+
+  /**
+   * Destroys the connection now, in the middle of a statement if need be: it leaves the pool and
+   * its socket is destroyed outright (destroy() alone ends it gracefully, which a silent peer
+   * never completes, and would read the rest of a result set meanwhile). Nothing more is read
+   * from it.
+   */
+  discard(): void {
+    if (this.discarded) return;
+    this.discarded = true;
     this.connection.destroy();
     (this.connection.connection as unknown as { stream?: { destroy(): void } }).stream?.destroy();
   }
+}
+
+/** The events of mysql2's `Execute` command in emitter mode (`lib/commands/execute.js`, `query.js`). */
+interface ExecuteCommand {
+  on(event: 'fields', listener: (fields: unknown[] | undefined) => void): this;
+  on(event: 'result', listener: (row: unknown) => void): this;
+  on(event: 'error', listener: (error: Error) => void): this;
+  on(event: 'end', listener: () => void): this;
+}
+
+/** mysql2's callback-style connection under a promise one, as {@link executeStreaming} uses it. */
+interface StreamingConnection {
+  execute(sql: string, values: unknown[]): ExecuteCommand;
+}
+
+/**
+ * One prepared statement on a held connection, its rows handed to `reader` one at a time as
+ * mysql2 parses them: the command has no callback, so it emits each row (`result`) and keeps
+ * none itself (mysql2 `Query.row`). The first row the reader refuses destroys the connection
+ * ({@link HeldConnection.discard}) and rejects with the reader's refusal. A write answers its
+ * header (`result` with no `fields` before it), a write with RETURNING its rows.
+ * @throws the driver's error; the reader's refusal.
+ */
+function executeStreaming(
+  held: HeldConnection,
+  query: CompiledQuery,
+  reader: RowReader,
+): Promise<StatementResult> {
+  return new Promise((resolve, reject) => {
+    let inResultSet = false;
+    let header: unknown;
+    const core = held.connection.connection as unknown as StreamingConnection;
+    core
+      .execute(query.sql, query.params.map(toMysqlParameter))
+      .on('fields', (fields) => {
+        if (fields) inResultSet = true;
+      })
+      .on('result', (row) => {
+        if (!inResultSet) header = row;
+        else if (!reader.accept(row as Record<string, unknown>)) {
+          held.discard();
+          reject(reader.refusal?.reason);
+        }
+      })
+      .on('error', reject)
+      .on('end', () => resolve(resultOf(query, inResultSet ? reader.rows : header)));
+  });
 }
 
 /**

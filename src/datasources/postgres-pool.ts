@@ -1,7 +1,8 @@
-import { Client, Pool, PoolClient, PoolConfig, QueryResult } from 'pg';
+import { Client, Pool, PoolClient, PoolConfig, Query, QueryResult } from 'pg';
 import { DomainError } from '../common/domain-error';
 import type { CompiledQuery, PoolOptions, RunOptions, SqlPool, StatementResult } from './dialect';
 import { DatasourceErrors } from './datasources.errors';
+import { RowReader } from './row-bytes';
 import {
   ClientDeadlineExceeded,
   clientDeadlineMs,
@@ -129,19 +130,35 @@ export class PostgresPool implements SqlPool {
    * Runs one statement on a connection of the pool (see {@link SqlPool.run}): TIMEOUT at the
    * server's deadline, or at {@link clientDeadlineMs} when the server does not answer at all;
    * DATASOURCE_UNAVAILABLE when no connection comes in time or it drops mid-statement.
+   *
+   * Rows are charged to `options.rows` one by one as `pg` parses them (its `row` events; the
+   * driver keeps none itself). When the sink refuses one, the statement is cancelled
+   * (`pg_cancel_backend`), the rows still in flight are dropped as they arrive, and the call
+   * rejects with the sink's refusal once the statement has ended: the connection stays usable.
+   * A cancel is awaited before the connection goes back to the pool, so one that lands late never
+   * hits the next statement on it (an idle backend ignores a cancel: PostgreSQL docs, "Canceling
+   * Requests in Progress").
    */
   async run(query: CompiledQuery, options: RunOptions = {}): Promise<StatementResult> {
     options.signal?.throwIfAborted();
     const held = await this.acquire();
-    const cancel = () => void this.cancel(held.client);
+    let cancelling: Promise<void> | undefined;
+    const cancel = () => {
+      cancelling ??= this.cancel(held.client);
+    };
     options.signal?.addEventListener('abort', cancel, { once: true });
+    const reader = new RowReader(options.rows);
     try {
-      return await runOn(held, query);
+      const result = await runOn(held, query, { reader, stop: cancel });
+      if (reader.refusal) throw reader.refusal.reason;
+      return result;
     } catch (error) {
+      if (reader.refusal) throw reader.refusal.reason;
       if (options.signal?.aborted) throw options.signal.reason;
       throw this.classify(error, held);
     } finally {
       options.signal?.removeEventListener('abort', cancel);
+      await cancelling;
       held.release();
     }
   }
@@ -279,10 +296,15 @@ class HeldClient {
 
   /**
    * Sends one statement and waits for it at most the client-side deadline.
+   * @param send how the statement goes out: a plain query, or {@link stream}'s submitted one.
    * @throws what broke the connection, without sending, once it broke; the driver's error; or
    * {@link ClientDeadlineExceeded} at the deadline (the connection is then broken).
    */
-  async query(text: string, values?: unknown[]): Promise<QueryResult> {
+  async query(
+    text: string,
+    values?: unknown[],
+    send: () => Promise<QueryResult> = () => this.client.query({ text, values }),
+  ): Promise<QueryResult> {
     if (this.broken) throw this.broken;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
@@ -292,10 +314,36 @@ class HeldClient {
       }, this.deadlineMs);
     });
     try {
-      return await Promise.race([this.client.query({ text, values }), deadline]);
+      return await Promise.race([send(), deadline]);
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * {@link query}, its rows handed to `read.reader` one at a time as they arrive (`pg` emits
+   * `row` and, with a listener and no callback, keeps no rows itself: `pg/lib/query.js`). The
+   * first row the reader refuses calls `read.stop` (once); the rows after it are dropped. The
+   * result's `rows` is empty: the rows are the reader's.
+   * @throws as {@link query} does, once the statement ended.
+   */
+  async stream(text: string, values: unknown[], read: RowRead): Promise<QueryResult> {
+    const submitted = new Query({ text, values });
+    let stopped = false;
+    const ended = new Promise<QueryResult>((resolve, reject) => {
+      submitted.on('row', (row: Record<string, unknown>) => {
+        if (!read.reader.accept(row) && !stopped) {
+          stopped = true;
+          read.stop();
+        }
+      });
+      submitted.on('end', (result) => resolve(result as unknown as QueryResult));
+      submitted.on('error', reject);
+    });
+    return this.query(text, values, () => {
+      this.client.query(submitted);
+      return ended;
+    });
   }
 
   /** Gives the client back: a broken one with its error, so the pool discards it. */
@@ -306,12 +354,28 @@ class HeldClient {
   }
 }
 
-/** One statement on a held client: rows, and the affected count of writes. */
-async function runOn(held: HeldClient, query: CompiledQuery): Promise<StatementResult> {
-  const result = await held.query(query.sql, query.params as unknown[]);
+/** Where {@link HeldClient.stream} hands rows, and how it stops the statement after a refusal. */
+interface RowRead {
+  reader: RowReader;
+  stop: () => void;
+}
+
+/**
+ * One statement on a held client: rows, and the affected count of writes. With `read`, rows go
+ * through its reader as they arrive ({@link HeldClient.stream}) and are the reader's.
+ */
+async function runOn(
+  held: HeldClient,
+  query: CompiledQuery,
+  read?: RowRead,
+): Promise<StatementResult> {
+  const params = query.params as unknown[];
+  const result = read
+    ? await held.stream(query.sql, params, read)
+    : await held.query(query.sql, params);
   const isSelect = result.command === 'SELECT' || result.command === 'SHOW';
   return {
-    rows: result.rows as Record<string, unknown>[],
+    rows: read ? read.reader.rows : (result.rows as Record<string, unknown>[]),
     affected: isSelect ? undefined : (result.rowCount ?? undefined),
   };
 }

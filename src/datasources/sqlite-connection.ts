@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { rowBytes } from './row-bytes';
 
 /** SQL function registered on every SQLite connection: Unicode lower-casing for LIKE (SQLite's own is ASCII-only). */
 export const CASEFOLD = 'tg_casefold';
@@ -19,17 +20,34 @@ export function openSqliteConnection(file: string, busyTimeoutMs: number): Datab
   return db;
 }
 
-/** What one statement gave back, in the port's shape (`StatementResult`). */
+/**
+ * What one statement gave back, in the port's shape (`StatementResult`), with the estimated size
+ * of its rows (`rowBytes`). `stopped`: a read that passed its byte limit, stopped at the row that
+ * passed it; its rows are left out (empty) and `bytes` counts them up to that row.
+ */
 export interface SqliteResult {
   rows: Record<string, unknown>[];
   affected: number | undefined;
+  bytes: number;
+  stopped?: true;
 }
 
 /**
  * Runs one statement on a connection: rows for statements that return rows (SELECT, RETURNING),
  * the changed-row count for writes (with RETURNING: the rows returned), undefined for a SELECT.
+ * A read steps through its rows (`iterate()`) and stops at the first one past `maxBytes`
+ * (better-sqlite3 resets the statement when the iteration ends early), so a page past the
+ * request's budget is never built whole. A write with RETURNING is always read to its end: its
+ * changes are made at the first step (SQLite docs, "The RETURNING Clause", 7), and a stop would
+ * not undo them.
+ * @param maxBytes bytes of rows a read may hold (the request's `RowSink.bytesLeft()`).
  */
-export function runSqlite(db: Database.Database, sql: string, params: unknown[]): SqliteResult {
+export function runSqlite(
+  db: Database.Database,
+  sql: string,
+  params: unknown[],
+  maxBytes = Infinity,
+): SqliteResult {
   // A Buffer arrives in a worker thread as a plain Uint8Array, which better-sqlite3 does not bind.
   params = params.map((p) =>
     p instanceof Uint8Array && !Buffer.isBuffer(p)
@@ -40,9 +58,19 @@ export function runSqlite(db: Database.Database, sql: string, params: unknown[])
   const isWrite =
     /^\s*(INSERT|UPDATE|DELETE|REPLACE|WITH)\b/i.test(sql) && !/^\s*SELECT\b/i.test(sql);
   if (statement.reader) {
-    const rows = statement.all(...(params as never[])) as Record<string, unknown>[];
-    return { rows, affected: isWrite ? rows.length : undefined };
+    // better-sqlite3's `readonly`: the statement makes no direct change to the database.
+    const limit = statement.readonly ? maxBytes : Infinity;
+    const rows: Record<string, unknown>[] = [];
+    let bytes = 0;
+    for (const row of statement.iterate(...(params as never[])) as Iterable<
+      Record<string, unknown>
+    >) {
+      bytes += rowBytes(row);
+      if (bytes > limit) return { rows: [], affected: undefined, bytes, stopped: true };
+      rows.push(row);
+    }
+    return { rows, affected: isWrite ? rows.length : undefined, bytes };
   }
   const info = statement.run(...(params as never[]));
-  return { rows: [], affected: info.changes };
+  return { rows: [], affected: info.changes, bytes: 0 };
 }

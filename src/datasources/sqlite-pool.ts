@@ -6,7 +6,7 @@ import { Piscina } from 'piscina';
 import type { CompiledQuery, PoolOptions, RunOptions, SqlPool, StatementResult } from './dialect';
 import { Cancellation } from '../common/cancellation';
 import { DatasourceErrors } from './datasources.errors';
-import { openSqliteConnection, runSqlite } from './sqlite-connection';
+import { openSqliteConnection, runSqlite, type SqliteResult } from './sqlite-connection';
 import type { SqliteTask, SqliteTaskError } from './sqlite-worker';
 
 /**
@@ -141,14 +141,15 @@ export class SqlitePool implements SqlPool {
       sql: query.sql,
       params: query.params,
       busyTimeoutMs: this.options.acquireTimeoutMs,
+      ...(options.rows ? { maxBytes: options.rows.bytesLeft() } : {}),
     };
+    let outcome: SqliteResult | SqliteTaskError;
     try {
-      const outcome = (await workers().run(task, { signal })) as StatementResult | SqliteTaskError;
+      outcome = (await workers().run(task, { signal })) as SqliteResult | SqliteTaskError;
       if ('failed' in outcome) {
         const { name, message, code } = outcome.failed;
         throw Object.assign(new Error(message), { name, code });
       }
-      return outcome;
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       if (timedOut) throw DatasourceErrors.timeout(this.options.statementTimeoutMs);
@@ -160,6 +161,11 @@ export class SqlitePool implements SqlPool {
       options.signal?.removeEventListener('abort', forward);
       this.gate.leave();
     }
+    // The worker measured each row (`rowBytes`) and stopped past the bytes left when it started,
+    // which never grow: charging what it read then throws the sink's refusal.
+    options.rows?.chargeRows(outcome.rows.length, outcome.bytes);
+    if (outcome.stopped) throw new Error('A SQLite read stopped past its byte limit was charged');
+    return { rows: outcome.rows, affected: outcome.affected };
   }
 
   async transaction<T>(

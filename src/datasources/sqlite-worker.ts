@@ -1,12 +1,16 @@
 import type Database from 'better-sqlite3';
 import { openSqliteConnection, runSqlite, SqliteResult } from './sqlite-connection';
 
-/** One statement for a worker thread: the datasource file, SQL and bound parameters. */
+/**
+ * One statement for a worker thread: the datasource file, SQL and bound parameters, and the bytes
+ * of rows a read may hold before it stops (`runSqlite`; absent: no limit).
+ */
 export interface SqliteTask {
   file: string;
   sql: string;
   params: unknown[];
   busyTimeoutMs: number;
+  maxBytes?: number;
 }
 
 /** Connections of this worker thread, one per datasource file, opened on first use. */
@@ -25,7 +29,8 @@ export default function runTask(task: SqliteTask): SqliteResult | SqliteTaskErro
       db = openSqliteConnection(task.file, task.busyTimeoutMs);
       connections.set(task.file, db);
     }
-    return runSqlite(db, task.sql, task.params);
+    // Checked here, row by row: a page past the budget never crosses to the main thread.
+    return runSqlite(db, task.sql, task.params, task.maxBytes);
   } catch (error) {
     // Returned, not thrown: an error crossing the thread boundary loses its message.
     const e = error as { name?: unknown; message?: unknown; code?: unknown };

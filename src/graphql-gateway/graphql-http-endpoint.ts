@@ -510,9 +510,10 @@ export class GraphqlHttpEndpoint {
         if (!conn) {
           conn = this.datasources.connection(id).then((inner) => {
             // Every statement of the request: refused once the request is aborted or over budget,
-            // cancelled with it, its bad-value errors answered as such, its rows charged.
+            // cancelled with it, its bad-value errors answered as such, its rows charged (as they
+            // arrive, by the pool, when `chargedByPool`; else here, once the statement answered).
             const guarded =
-              (run: (query: CompiledQuery) => Promise<StatementResult>) =>
+              (run: (query: CompiledQuery) => Promise<StatementResult>, chargedByPool = false) =>
               async (query: CompiledQuery): Promise<StatementResult> => {
                 if (budget.exceeded) throw budget.exceeded;
                 signal.throwIfAborted();
@@ -529,7 +530,7 @@ export class GraphqlHttpEndpoint {
                   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
                   this.metrics.statement(inner.dialect.type, seconds);
                 }
-                budget.charge(result.rows);
+                if (!chargedByPool) budget.charge(result.rows);
                 return result;
               };
             // At most a quarter of the pool at a time for this request; a transaction is one
@@ -539,7 +540,7 @@ export class GraphqlHttpEndpoint {
               dialect: inner.dialect,
               run: shareOfPool(
                 poolSize,
-                guarded((query) => inner.run(query, { signal })),
+                guarded((query) => inner.run(query, { signal, rows: budget }), true),
               ),
               transaction: shareOfPool(poolSize, (work) =>
                 inner.transaction((run) => work(guarded(run))),
