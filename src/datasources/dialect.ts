@@ -230,13 +230,30 @@ export type CompareOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte';
  * by a dialect into a predicate with bound parameters.
  * `timestamp` marks a comparison of a date-and-time column: a dialect that keeps such values as
  * text of several forms (SQLite) compares both sides in one form (`SqlCompiler.timestampOperand`).
+ * `typed` marks an equality of a column of kind `other` or `array`, whose comparison only the
+ * dialect knows: the key {@link Dialect.comparedAs} gave for the column, which the dialect's
+ * compiler turns into SQL from a fixed table of its own (`SqlCompiler.typedOperand`).
  */
 export type Condition =
   | { kind: 'and'; items: Condition[] }
   | { kind: 'or'; items: Condition[] }
-  | { kind: 'compare'; column: string; op: CompareOp; value: unknown; timestamp?: true }
+  | {
+      kind: 'compare';
+      column: string;
+      op: CompareOp;
+      value: unknown;
+      timestamp?: true;
+      typed?: string;
+    }
   | { kind: 'null'; column: string; negated: boolean }
-  | { kind: 'in'; column: string; values: unknown[]; negated: boolean; timestamp?: true }
+  | {
+      kind: 'in';
+      column: string;
+      values: unknown[];
+      negated: boolean;
+      timestamp?: true;
+      typed?: string;
+    }
   | { kind: 'like'; column: string; mode: 'contains' | 'startsWith' | 'endsWith'; value: string };
 
 /**
@@ -508,6 +525,12 @@ export interface Dialect {
   bindValue(column: ModelColumn, value: unknown): unknown;
   /** Turns a driver value into the contract's output form for the column (CONTRACT.md §6 Values). */
   formatValue(column: ModelColumn, raw: unknown): unknown;
+  /**
+   * How `eq`/`neq`/`in`/`nin` compare a non-null value with a column of kind `other` (a type read
+   * as its text form) or `array`: a key for {@link Condition}'s `typed`, or null (or no method)
+   * when this database does not compare such a column, which is then compared only with null.
+   */
+  comparedAs?(column: ModelColumn): string | null;
 }
 
 /**

@@ -11,6 +11,15 @@ describe('isInvalidValueError', () => {
     expect(isInvalidValueError('postgres', new Error('boom'))).toBe(false);
   });
 
+  it('PostgreSQL: a syntax error only when a bound parameter’s type refused it (tsvector, tsquery)', () => {
+    const where = "unnamed portal parameter $1 = '...'";
+    expect(isInvalidValueError('postgres', { code: '42601', where })).toBe(true);
+    expect(isInvalidValueError('postgres', { code: '42601' })).toBe(false);
+    expect(isInvalidValueError('postgres', { code: '42601', where: 'SQL function "f"' })).toBe(
+      false,
+    );
+  });
+
   it('MySQL/MariaDB: out of range, wrong value, invalid JSON', () => {
     expect(isInvalidValueError('mysql', { errno: 1264 })).toBe(true);
     expect(isInvalidValueError('mysql', { errno: 3140 })).toBe(true);

@@ -1,4 +1,5 @@
-import type { DatasourceType } from './dialect';
+import type { CompiledQuery, DatasourceType } from './dialect';
+import { parameterColumn } from './sql-compiler';
 
 /** MySQL/MariaDB server errors that mean "this value does not fit that column" (MySQL error reference). */
 const MYSQL_INVALID_VALUE = new Set([
@@ -30,7 +31,10 @@ export function isInvalidValueError(type: DatasourceType, error: unknown): boole
   switch (type) {
     case 'postgres':
       // 22001 (string too long) is the VALUE_TOO_LONG refusal, translated with its field.
-      return typeof e.code === 'string' && e.code.startsWith('22') && e.code !== '22001';
+      if (typeof e.code === 'string' && e.code.startsWith('22') && e.code !== '22001') return true;
+      // `tsvector`/`tsquery` refuse malformed text as 42601 "syntax error in tsvector"; a syntax
+      // error of the statement itself comes at parse time, never with a bound parameter's context.
+      return e.code === '42601' && parameterIndex(error) !== null;
     case 'mysql':
       return typeof e.errno === 'number' && MYSQL_INVALID_VALUE.has(e.errno);
     case 'mssql': {
@@ -42,4 +46,33 @@ export function isInvalidValueError(type: DatasourceType, error: unknown): boole
     case 'sqlite':
       return e.code === 'SQLITE_MISMATCH' || e.code === 'SQLITE_TOOBIG';
   }
+}
+
+/**
+ * The column whose value an {@link isInvalidValueError} error refused, where the database says
+ * which parameter it was: PostgreSQL (≥ 13) reports a parameter its type's input function refused
+ * with the context `unnamed portal parameter $2 = '...'` (the `where` field of the error, never
+ * shown to callers), and the statement's compiler noted which column each parameter is compared
+ * with or written to (`parameterColumn`). Null for the other databases, or when the parameter
+ * has no column.
+ */
+export function invalidValueField(
+  type: DatasourceType,
+  error: unknown,
+  query: CompiledQuery,
+): string | null {
+  if (type !== 'postgres') return null;
+  const index = parameterIndex(error);
+  return index === null ? null : parameterColumn(query, index);
+}
+
+/**
+ * The 0-based index of the bound parameter a PostgreSQL error is about: its context (`where`)
+ * reads `unnamed portal parameter $2 = '...'` when the parameter's type refused its text
+ * (PostgreSQL ≥ 13, whatever `log_parameter_max_length_on_error` says of the value). Else null.
+ */
+function parameterIndex(error: unknown): number | null {
+  const where = (error as { where?: unknown } | null)?.where;
+  const n = typeof where === 'string' ? /\bportal parameter \$(\d+)\b/.exec(where)?.[1] : undefined;
+  return n === undefined ? null : Number(n) - 1;
 }

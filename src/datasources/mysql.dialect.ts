@@ -501,6 +501,19 @@ export class MysqlDialect extends SqlCompiler implements Dialect {
       : placeholder;
   }
 
+  /**
+   * Spatial columns (kind `other`, the only ones here) compare their WKT as read, `eq`/`neq`
+   * included (README "Values"): `ST_AsText(col) = ?`. Text that is not the column's WKT finds
+   * nothing; no index serves it.
+   */
+  comparedAs(column: ModelColumn): string | null {
+    return column.kind === 'other' ? 'wkt' : null;
+  }
+
+  protected override typedOperand(sql: string, key: string, side: 'column' | 'value'): string {
+    return key === 'wkt' && side === 'column' ? `ST_AsText(${sql})` : sql;
+  }
+
   protected placeholder(): string {
     return '?';
   }

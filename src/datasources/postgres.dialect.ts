@@ -76,6 +76,69 @@ export function postgresArrayElement(
   return ARRAY_ELEMENT_KINDS.has(elementKind) ? { elementKind, elementType } : null;
 }
 
+/**
+ * How `eq`/`neq` (and `in`/`nin`) compare a column PostgreSQL reads as its text form (kind
+ * `other`) or as a list (kind `array`), by type (README "Values", "Text forms and arrays in
+ * filters"). Keyed by `information_schema.columns.data_type` (a domain reads as its base type) or,
+ * for an array, by its element's `typname` and `[]`; `cast` is the SQL type the bound parameter
+ * is cast to, from this table only (never from the model), so text the type refuses is refused
+ * by the type's own input function (`INVALID_VALUE` naming the field, `invalidValueField`).
+ * - `equal`: the type's own `=` (a btree equality, which an index on the column serves):
+ *   `col = $1::interval`. Equal values may print differently (`'1 day'` equals `'24:00:00'`,
+ *   `10.0.0.1` equals `10.0.0.1/32`, a range `[1,5)` equals `[1,4]`): `eq` finds them all.
+ *   `bit(n)` compares through `varbit`, since `$1::bit` would be `bit(1)` and cut the text.
+ * - `text`: types with no `=`, or whose `=` is not equality (geometric types: `box`, `circle`
+ *   compare areas, `path` its number of points, `point` and `polygon` have only `~=`; `xml` has
+ *   none): the column's text form equals the parameter's after a round through the type,
+ *   `col::text = $1::point::text`, so `"(1, 2)"` finds `(1,2)` and `"(1,x)"` is refused.
+ * Any other type read as text form (arrays of other elements or of several dimensions, `txid_snapshot`, …) compares its text form
+ * exactly as read: `col::text = $1`; text it would not accept finds nothing.
+ */
+const TYPED_COMPARISONS: ReadonlyMap<string, { cast: string; text: boolean }> = (() => {
+  const table = new Map<string, { cast: string; text: boolean }>();
+  const equal = (types: string[], cast?: string) => {
+    for (const t of types) table.set(t, { cast: cast ?? t, text: false });
+  };
+  equal(['interval', 'inet', 'cidr', 'macaddr', 'macaddr8', 'money', 'pg_lsn']);
+  equal(['tsvector', 'tsquery']);
+  equal(['bit', 'bit varying'], 'varbit');
+  equal(['int4range', 'int8range', 'numrange', 'tsrange', 'tstzrange', 'daterange']);
+  equal(['int4multirange', 'int8multirange', 'nummultirange']);
+  equal(['tsmultirange', 'tstzmultirange', 'datemultirange']);
+  for (const t of ['xml', 'point', 'line', 'lseg', 'box', 'path', 'polygon', 'circle']) {
+    table.set(t, { cast: t, text: true });
+  }
+  // One-dimensional arrays read as lists (`postgresArrayElement`): the element type's `typname`.
+  for (const element of [
+    'text',
+    'varchar',
+    'bpchar',
+    'name',
+    'int2',
+    'int4',
+    'int8',
+    'numeric',
+    'float4',
+    'float8',
+    'bool',
+    'uuid',
+    'date',
+    'timestamp',
+    'timestamptz',
+    'time',
+    'timetz',
+  ]) {
+    table.set(`${element}[]`, { cast: `${element}[]`, text: false });
+  }
+  return table;
+})();
+
+/** The {@link TYPED_COMPARISONS} key of a type it has no entry for: its text form, as read. */
+const TEXT_AS_READ = 'text as read';
+
+/** The key of a list whose element type the table does not know: the parameter as the column's type. */
+const LIST_AS_COLUMN = 'list as column';
+
 /** PostgreSQL's text types (PostgreSQL docs, "Character Types"; `citext` and `name` compare as text). */
 const TEXT_TYPES = new Set(['text', 'varchar', 'char', 'bpchar', 'name', 'citext']);
 
@@ -493,6 +556,34 @@ export class PostgresDialect extends SqlCompiler implements Dialect {
    */
   bindValue(column: ModelColumn, value: unknown): unknown {
     return column.kind === 'json' && value !== null ? jsonText(value) : value;
+  }
+
+  /**
+   * The {@link TYPED_COMPARISONS} key of an `other` or `array` column: its element type's with
+   * `[]` for a list, else its type's; {@link TEXT_AS_READ} for a type the table does not know.
+   * Every such column compares (null for columns of other kinds, which compare as they are).
+   */
+  comparedAs(column: ModelColumn): string | null {
+    const element = arrayElement(column);
+    if (element) {
+      const key = `${String(column.elementType).toLowerCase()}[]`;
+      // A list is bound as one array parameter (`bindValue`); an element type the table does not
+      // know (a definition edited by hand) leaves its type to PostgreSQL: `col = $1` reads the
+      // parameter as the column's type (PostgreSQL docs, "Operators", type resolution).
+      return TYPED_COMPARISONS.has(key) ? key : LIST_AS_COLUMN;
+    }
+    if (column.kind !== 'other' && column.kind !== 'array') return null;
+    const key = column.dbType.toLowerCase();
+    return TYPED_COMPARISONS.has(key) ? key : TEXT_AS_READ;
+  }
+
+  /** One side of a `typed` equality, as {@link TYPED_COMPARISONS} says for its key. */
+  protected override typedOperand(sql: string, key: string, side: 'column' | 'value'): string {
+    if (key === LIST_AS_COLUMN) return sql;
+    const how = TYPED_COMPARISONS.get(key);
+    if (!how) return side === 'column' ? `${sql}::text` : sql;
+    if (side === 'column') return how.text ? `${sql}::text` : sql;
+    return how.text ? `${sql}::${how.cast}::text` : `${sql}::${how.cast}`;
   }
 
   /**

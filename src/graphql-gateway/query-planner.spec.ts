@@ -22,6 +22,8 @@ import {
   tableRef,
 } from './query-planner';
 import { modelColumn } from '../../test/support/model-column';
+import { parameterColumn } from '../datasources/sql-compiler';
+import { invalidValueField } from '../datasources/invalid-value';
 
 /** The `where` language, order and page of CONTRACT.md §6, from GraphQL arguments to plans. */
 
@@ -762,7 +764,7 @@ describe('64-bit keys of SQLite INTEGER columns (CONTRACT.md §6 Values: 64-bit 
   });
 });
 
-describe('PostgreSQL array columns (issue 11, item 1: lists, compared only with null)', () => {
+describe('PostgreSQL array columns (issue 11, item 1: lists; issue 22, item 15: eq with the list read)', () => {
   const lists = table(
     'lists',
     [
@@ -774,6 +776,8 @@ describe('PostgreSQL array columns (issue 11, item 1: lists, compared only with 
         elementType: 'text',
       }),
       col('counts', 'array', { dbType: 'ARRAY', elementKind: 'int', elementType: 'int4' }),
+      col('smalls', 'array', { dbType: 'ARRAY', elementKind: 'int', elementType: 'int2' }),
+      col('odd', 'array', { dbType: 'ARRAY', elementKind: 'int', elementType: 'myint' }),
     ],
     ['id'],
   );
@@ -792,12 +796,53 @@ describe('PostgreSQL array columns (issue 11, item 1: lists, compared only with 
     });
   });
 
-  it('refuses any other comparison, naming the array type', () => {
-    const error = catchError(() => planWhere(listsNode, { tags: { eq: ['a'] } }, pg));
+  it('eq and neq compare the whole list, bound as one parameter cast to the array type', () => {
+    const where = planWhere(listsNode, { tags: { eq: ['a', null, 'b c'] } }, pg);
+    expect(where).toEqual({
+      kind: 'compare',
+      column: 'tags',
+      op: 'eq',
+      value: ['a', null, 'b c'],
+      typed: 'text[]',
+    });
+    const select = (w: FilterInput) =>
+      pg.compileSelect({
+        table: { schema: 'public', name: 'lists' },
+        columns: ['id'],
+        where: planWhere(listsNode, w, pg),
+        scope: ALL_ROWS,
+        order: [{ column: 'id', direction: 'ASC', nullable: false }],
+        take: null,
+        skip: 0,
+      });
+    expect(select({ tags: { eq: ['a'] }, counts: { neq: [1, 2] } })).toEqual({
+      sql: 'SELECT "id" FROM "public"."lists" WHERE ("tags" = $1::text[] AND "counts" <> $2::int4[]) ORDER BY "id" ASC',
+      params: [['a'], [1, 2]],
+    });
+    expect(select({ smalls: { eq: [] } }).sql).toContain('"smalls" = $1::int2[]');
+    // An element type the table does not know (a definition edited by hand): PostgreSQL reads the
+    // parameter as the column's own type.
+    expect(select({ odd: { eq: [1] } }).sql).toContain('"odd" = $1 ORDER');
+  });
+
+  it('a list holding an element its type cannot hold matches no row (eq) or every filled field (neq)', () => {
+    expect(planWhere(listsNode, { smalls: { eq: [1, 40000] } }, pg)).toEqual({
+      kind: 'or',
+      items: [],
+    });
+    expect(planWhere(listsNode, { smalls: { neq: [1, 40000] } }, pg)).toEqual({
+      kind: 'null',
+      column: 'smalls',
+      negated: true,
+    });
+  });
+
+  it('refuses an ordering or text operator, naming the array type', () => {
+    const error = catchError(() => planWhere(listsNode, { tags: { gt: ['a'] } }, pg));
     expect(error).toBeInstanceOf(DomainError);
     expect((error as DomainError).code).toBe(ErrorCode.InvalidInput);
     expect((error as DomainError).message).toBe(
-      'tags holds an array (text[]): it can only be compared with null (eq: null finds empty fields, neq: null filled ones)',
+      'tags holds an array (text[]): it can only be compared for equality (eq, neq, in, nin)',
     );
   });
 
@@ -819,5 +864,87 @@ describe('PostgreSQL array columns (issue 11, item 1: lists, compared only with 
       message: 'counts holds an array of more than one dimension, which its list type cannot show',
     });
     expect(rows[1]).toEqual({ id: 2, tags: [], counts: null });
+  });
+});
+
+describe('PostgreSQL columns read as their text form (issue 22, item 15: eq with the value read)', () => {
+  const other = (name: string, dbType: string) => col(name, 'other', { dbType });
+  const shapes = table(
+    'shapes',
+    [
+      col('id', 'int', { nullable: false }),
+      other('span', 'interval'),
+      other('addr', 'inet'),
+      other('bits', 'bit'),
+      other('range', 'int4range'),
+      other('cash', 'money'),
+      other('spot', 'point'),
+      other('doc', 'xml'),
+      other('grid', 'ARRAY'),
+      other('snap', 'txid_snapshot'),
+    ],
+    ['id'],
+  );
+  const shapesNode = buildApiTree(
+    { ...definition, tables: [shapes] },
+    api('shapes', 'shapes', null),
+  )!;
+  const sql = (where: FilterInput) =>
+    pg.compileCount({
+      table: { schema: 'public', name: 'shapes' },
+      where: planWhere(shapesNode, where, pg),
+      scope: ALL_ROWS,
+    });
+
+  it('types with an equality compare with the parameter cast to the type', () => {
+    expect(sql({ span: { eq: '1 day 02:00:00' } })).toEqual({
+      sql: 'SELECT COUNT(*) AS "count" FROM "public"."shapes" WHERE "span" = $1::interval',
+      params: ['1 day 02:00:00'],
+    });
+    expect(sql({ addr: { neq: '10.0.0.1' } }).sql).toContain('"addr" <> $1::inet');
+    expect(sql({ range: { eq: '[1,5)' } }).sql).toContain('"range" = $1::int4range');
+    expect(sql({ cash: { eq: '$12.50' } }).sql).toContain('"cash" = $1::money');
+    // bit(n) through varbit: `$1::bit` would be bit(1), cutting the text.
+    expect(sql({ bits: { eq: '101' } }).sql).toContain('"bits" = $1::varbit');
+  });
+
+  it('geometric types and xml compare text forms, the parameter through the type first', () => {
+    expect(sql({ spot: { eq: '(1,2)' } }).sql).toContain('"spot"::text = $1::point::text');
+    expect(sql({ doc: { neq: '<a>x</a>' } }).sql).toContain('"doc"::text <> $1::xml::text');
+  });
+
+  it('any other type compares its text form exactly as read', () => {
+    expect(sql({ grid: { eq: '{{1,2},{3,4}}' } }).sql).toContain('"grid"::text = $1');
+    expect(sql({ snap: { eq: '10:20:' } }).sql).toContain('"snap"::text = $1');
+  });
+
+  it('in and nin list values cast alike; null never matches but eq/neq: null', () => {
+    expect(sql({ span: { in: ['1 day', '2 days'] }, spot: { nin: ['(1,2)'] } })).toEqual({
+      sql: 'SELECT COUNT(*) AS "count" FROM "public"."shapes" WHERE ("span" IN ($1::interval, $2::interval) AND "spot"::text NOT IN ($3::point::text))',
+      params: ['1 day', '2 days', '(1,2)'],
+    });
+    expect(planWhere(shapesNode, { span: { eq: null } }, pg)).toEqual({
+      kind: 'null',
+      column: 'span',
+      negated: false,
+    });
+  });
+
+  it('notes the column of each parameter, so a refused one names its field', () => {
+    const query = sql({ span: { eq: '1 day' }, spot: { eq: '(1,2)' } });
+    expect(parameterColumn(query, 0)).toBe('span');
+    expect(parameterColumn(query, 1)).toBe('spot');
+    expect(parameterColumn(query, 2)).toBeNull();
+    const error = { code: '22P02', where: "unnamed portal parameter $2 = '...'" };
+    expect(invalidValueField('postgres', error, query)).toBe('spot');
+    expect(invalidValueField('postgres', { code: '22P02' }, query)).toBeNull();
+    expect(invalidValueField('mysql', error, query)).toBeNull();
+  });
+
+  it('a database that does not compare such a column still compares it only with null', () => {
+    const error = catchError(() => planWhere(shapesNode, { span: { eq: '1 day' } }, lite));
+    expect((error as DomainError).message).toBe(
+      'span holds interval: it can only be compared with null (eq: null finds empty fields, neq: null filled ones)',
+    );
   });
 });

@@ -11,7 +11,7 @@ import type {
   TableRef,
 } from '../datasources/dialect';
 import type { ModelTable } from '../platform/version-definition';
-import { UnreadableValue } from '../datasources/dialect';
+import { arrayElement, UnreadableValue } from '../datasources/dialect';
 import type { RowNode } from './api-tree';
 import { DatabaseRefusalError } from './graphql-errors';
 import { outsideRange } from './value-ranges';
@@ -132,6 +132,57 @@ function holds(column: ModelColumn): string {
   return column.dbType;
 }
 
+/**
+ * Whether a list for an `array` column holds an element outside its element type's integer range
+ * (`smallint[]` and 40000): the column cannot hold that list, so no row does.
+ */
+function listOutsideRange(type: DatasourceType, column: ModelColumn, value: unknown): boolean {
+  const element = arrayElement(column);
+  return (
+    element !== null &&
+    Array.isArray(value) &&
+    value.some((v) => v !== null && v !== undefined && outsideRange(type, element, v) !== null)
+  );
+}
+
+/**
+ * The equality conditions of a column of kind `other` (a type read as its text form) or `array`
+ * (a list), compared as the dialect's `comparedAs` says (README "Values"): `eq`, `neq`, `in`,
+ * `nin` with values as read; a list holding an element its type cannot hold matches no row.
+ * @throws DomainError INVALID_INPUT for an ordering or text operator (no schema offers one).
+ */
+function typedCondition(
+  column: ModelColumn,
+  op: string,
+  value: unknown,
+  typed: string,
+  dialect: Dialect,
+  bind: (value: unknown) => unknown,
+): Condition {
+  const fits = (v: unknown) => v !== null && !listOutsideRange(dialect.type, column, v);
+  if (op === 'eq' || op === 'neq') {
+    if (!fits(value)) return outOfRangeCondition(column.name, op, 'above');
+    return { kind: 'compare', column: column.name, op, value: bind(value), typed };
+  }
+  if (op === 'in' || op === 'nin') {
+    const sent = value as unknown[];
+    const values = sent.filter(fits);
+    if (op === 'nin' && values.length === 0 && sent.length > 0) {
+      return { kind: 'null', column: column.name, negated: true };
+    }
+    return {
+      kind: 'in',
+      column: column.name,
+      values: values.map(bind),
+      negated: op === 'nin',
+      typed,
+    };
+  }
+  throw invalidInput(
+    `${column.name} holds ${holds(column)}: it can only be compared for equality (eq, neq, in, nin)`,
+  );
+}
+
 function columnCondition(
   node: RowNode,
   column: ModelColumn,
@@ -139,6 +190,10 @@ function columnCondition(
   dialect: Dialect,
 ): Condition[] {
   const bind = (v: unknown) => columnValue(node, column, v, dialect);
+  const typed =
+    column.kind === 'other' || column.kind === 'array'
+      ? (dialect.comparedAs?.(column) ?? null)
+      : null;
   const out: Condition[] = [];
   for (const [op, value] of Object.entries(ops)) {
     if (value === undefined) continue;
@@ -152,6 +207,13 @@ function columnCondition(
     if ((op === 'eq' || op === 'neq') && value === null) {
       // eq: null matches empty fields, neq: null filled ones (CONTRACT.md §6).
       out.push({ kind: 'null', column: column.name, negated: op === 'neq' });
+    } else if (typed !== null) {
+      // A comparison with null is never true (below), whatever the column holds.
+      out.push(
+        value === null
+          ? { kind: 'or', items: [] }
+          : typedCondition(column, op, value, typed, dialect, bind),
+      );
     } else if (column.kind === 'json' || column.kind === 'other' || column.kind === 'array') {
       throw invalidInput(
         `${column.name} holds ${holds(column)}: it can only be compared with null (eq: null finds empty fields, neq: null filled ones)`,

@@ -263,27 +263,62 @@ const FILTERS = {
   Base64: operatorInput('Base64Filter', Base64Scalar, ID_OPS),
   // No database compares JSON the same way: only empty or filled (`eq: null`, `neq: null`).
   JSON: operatorInput('JSONFilter', JSONScalar, BOOLEAN_OPS),
-  // A database text form (interval, point, …): operators differ per type, only null is safe.
-  Other: operatorInput('TextFormFilter', GraphQLString, BOOLEAN_OPS),
-  // A PostgreSQL array read as a list: only empty or filled. `eq`/`neq` are typed `JSON` like
-  // JSONFilter's, so a list sent there gets the planner's clear "only with null" refusal.
-  Array: operatorInput(
-    'ArrayFilter',
-    JSONScalar,
+  // A database text form (interval, point, …): equality only, with the value as read (the
+  // dialect's `comparedAs`; README "Values"). No order: it differs per type, and per database.
+  Other: operatorInput(
+    'TextFormFilter',
+    GraphQLString,
     BOOLEAN_OPS,
-    'Conditions on one array column: only eq: null (empty fields) and neq: null (filled ones).',
+    'Conditions on one column read as its database text form: eq and neq with a value as read (or null).',
   ),
 } as const;
+
+/**
+ * The operator inputs of PostgreSQL array columns, one per element scalar (`IntListFilter`, …):
+ * `eq`/`neq` take a list of the element's scalar, as the column's field and arguments do, and
+ * compare the whole array (README "Values"). No order and no `in`: PostgreSQL compares arrays
+ * element by element, which no other database shares.
+ */
+const LIST_FILTERS = new Map<string, GraphQLInputObjectType>(
+  (
+    [
+      GraphQLString,
+      GraphQLInt,
+      GraphQLFloat,
+      BigIntScalar,
+      DecimalScalar,
+      GraphQLBoolean,
+      DateScalar,
+      DateTimeScalar,
+      LocalDateTimeScalar,
+      TimeScalar,
+    ] as GraphQLScalarType[]
+  ).map((scalar) => [
+    scalar.name,
+    operatorInput(
+      `${scalar.name}ListFilter`,
+      new GraphQLList(scalar),
+      BOOLEAN_OPS,
+      `Conditions on one [${scalar.name}] array column: eq and neq with the whole list (or null).`,
+    ),
+  ]),
+);
 
 /**
  * The operator input of a column: shared by every schema (GraphQL types may be shared). Columns
  * with an app enum filter as text (CONTRACT.md §6); a column typed by a database enum takes its
  * enum's own input instead ({@link enumFilterInput}, chosen by the schema builder).
  */
-export function filterInputOf(kind: ColumnKind, isKey: boolean): GraphQLInputObjectType {
+export function filterInputOf(
+  kind: ColumnKind,
+  isKey: boolean,
+  elementKind?: ColumnKind,
+): GraphQLInputObjectType {
   if (isKey) return FILTERS.ID;
   if (kind === 'other') return FILTERS.Other;
-  if (kind === 'array') return FILTERS.Array;
+  if (kind === 'array') {
+    return LIST_FILTERS.get(scalarOf(elementKind ?? 'text').name) ?? FILTERS.Other;
+  }
   const name = scalarOf(kind).name as keyof typeof FILTERS;
   return FILTERS[name] ?? FILTERS.String;
 }
@@ -314,4 +349,5 @@ export const SHARED_TYPE_NAMES: readonly string[] = [
   Base64Scalar,
   SortDirection,
   ...Object.values(FILTERS),
+  ...LIST_FILTERS.values(),
 ].map((t) => t.name);

@@ -250,10 +250,16 @@ class TypeFactory {
     return this.databaseEnum(node, c)?.type ?? scalarOf(effectiveKind(c));
   }
 
-  /** A column's operator input: its database enum's, else its kind's (`filterInputOf`). */
+  /**
+   * A column's operator input: its database enum's, else its kind's (`filterInputOf`; an array
+   * column's by its element kind, `IntListFilter`).
+   */
   filterInput(node: RowNode, c: ModelColumn): GraphQLInputObjectType {
     if (node.isKey(c.name)) return filterInputOf(effectiveKind(c), true);
-    return this.databaseEnum(node, c)?.filter ?? filterInputOf(effectiveKind(c), false);
+    return (
+      this.databaseEnum(node, c)?.filter ??
+      filterInputOf(effectiveKind(c), false, arrayElement(c)?.kind)
+    );
   }
 
   /** The database enum types typing a column (`databaseEnumOf`), when there is one. */

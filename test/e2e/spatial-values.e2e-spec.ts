@@ -76,6 +76,22 @@ mysql.describe('Spatial values on MariaDB (item 20)', () => {
     });
   });
 
+  it('finds a row with eq and the WKT read, leaves it out with neq (issue 22, item 15)', async () => {
+    const ids = async (where: string) =>
+      (
+        await gql(`{ getRoutes(where: ${where}, order: [{id: ASC}]) { id } }`)
+      ).body.data.getRoutes.map((r: { id: string }) => r.id);
+    const added = await gql('mutation { addRoutes(id: 5, start: "POINT(1.5 -2.25)") { id } }');
+    expect(added.body.errors).toBeUndefined();
+    expect(await ids('{start: {eq: "POINT(0 0)"}}')).toEqual(['1']);
+    expect(await ids('{start: {neq: "POINT(0 0)"}}')).toEqual(['5']);
+    expect(await ids('{start: {eq: "POINT(1.5 -2.25)"}, path: {eq: null}}')).toEqual(['5']);
+    expect(await ids('{path: {eq: "LINESTRING(0 0,1 1)"}}')).toEqual(['1']);
+    // Compared as the WKT read: other text finds nothing, and is no error.
+    expect(await ids('{start: {eq: "not a point"}}')).toEqual([]);
+    await gql('mutation { deleteRoutes(id: 5) }');
+  });
+
   it('writes WKT and null as before', async () => {
     const res = await gql(`mutation {
       a: addPlaces(id: 3, shape: "LINESTRING(0 0,2 2)", note: "three") { id shape note }

@@ -1,6 +1,7 @@
 import { RunningApp, startApp } from '../support/app-harness';
 import { SALES_DIALECTS } from '../support/sales-dialects';
 import { placeSqliteFile } from '../support/sqlite-placement';
+import { invalidValueCode } from '../support/graphql-form';
 
 /**
  * Issue "every value it stores". Binary columns: bytes read as standard base64 (`Base64`), what is
@@ -47,6 +48,60 @@ const NUMBERS_SQL = `CREATE TABLE numbers (id int PRIMARY KEY, small smallint NO
 const SHAPES_SQL = `CREATE TABLE shapes (id int PRIMARY KEY, span interval, spot point, tags text[], addr inet);
   INSERT INTO shapes VALUES (1, '1 day 02:00:00', '(1,2)', '{a,"b c"}', '10.0.0.1'), (2, NULL, NULL, NULL, NULL);`;
 
+/**
+ * Issue 22, item 15: every PostgreSQL type read as its text form, and arrays, with a value in row
+ * 1, none in row 2 and another value in row 3. `eq` with what row 1 reads finds row 1 alone, and
+ * `neq` finds row 3 alone (an empty field matches no comparison).
+ */
+const FORMS_SQL = `CREATE TABLE forms (id int PRIMARY KEY, span interval, addr inet, net cidr,
+    mac macaddr, mac8 macaddr8, cash money, bits bit(3), vbits varbit(8), ints int4range,
+    stamps tsrange, days daterange, nums numrange, doc xml, spot point, ln line, seg lseg, bx box,
+    pth path, poly polygon, circ circle, words tsvector, grid int[][], jsons json[], tags text[],
+    counts int[], smalls int2[], moments timestamptz[], flags bool[]);
+  INSERT INTO forms VALUES
+    (1, '1 day 02:00:00', '10.0.0.1', '10.0.0.0/8', '08:00:2b:01:02:03', '08:00:2b:01:02:03:04:05',
+     12.5, B'101', B'1101', '[1,5)', '["2024-01-01 10:00","2024-01-02 00:00")',
+     '[2024-01-01,2024-02-01)', '(1.5,2.25]', '<a>x</a>', '(1,2)', '{1,-1,0}', '[(0,0),(1,1)]',
+     '(1,1),(0,0)', '[(0,0),(1,1),(2,0)]', '((0,0),(1,1),(1,0))', '<(0,0),1.5>', 'fat cat',
+     '{{1,2},{3,4}}', ARRAY['{"a": 1}'::json], '{a,"b c",NULL}', '{1,NULL,3}', '{1,-2}',
+     '{"2024-02-29 13:45:00+02"}', '{t,f}'),
+    (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+     NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+    (3, '00:30:00', '10.0.0.2', '192.168.0.0/16', '08:00:2b:01:02:04', '08:00:2b:01:02:03:04:06',
+     3, B'001', B'1', '[2,3)', '["2024-03-01 00:00","2024-03-02 00:00")', 'empty', '[0,1)',
+     '<b/>', '(3,4)', '{1,1,0}', '[(0,0),(2,2)]', '(2,2),(0,0)', '((0,0),(1,1),(2,0))',
+     '((0,0),(2,2),(2,0))', '<(1,1),2>', 'dog', '{{5}}', ARRAY['[]'::json], '{}', '{}', '{7}',
+     '{}', '{f}');`;
+
+/**
+ * Text each typed column of `forms` refuses, per column; left out: the columns compared as their
+ * text form exactly as read (`grid`, `jsons`), where such text finds nothing, and lists, whose
+ * elements are checked by their scalar.
+ */
+const FORMS_REFUSED: Record<string, string> = {
+  span: 'nonsense',
+  addr: '10.0.0.999',
+  net: '10.0.0.1/8',
+  mac: 'zz',
+  mac8: 'zz',
+  cash: 'abc',
+  bits: '102',
+  vbits: '12',
+  ints: '[1,',
+  stamps: '[x,y)',
+  days: '[2024-02-30,)',
+  nums: 'x',
+  doc: '<a>',
+  spot: '(1,x)',
+  ln: '{1}',
+  seg: 'x',
+  bx: 'x',
+  pth: 'x',
+  poly: 'x',
+  circ: 'x',
+  words: "'fat",
+};
+
 /** JSON documents: an object, a JSON string that looks like a number, an empty field. */
 const DOCS_SQL = {
   postgres: `CREATE TABLE docs (id int PRIMARY KEY, j json, jb jsonb);
@@ -77,7 +132,7 @@ for (const dialect of SALES_DIALECTS) {
       await db.exec(PAYMENTS_SQL);
       await db.exec(NUMBERS_SQL);
       await db.exec(MOMENTS_SQL[dialect.type]);
-      if (dialect.type === 'postgres') await db.exec(SHAPES_SQL);
+      if (dialect.type === 'postgres') await db.exec(`${SHAPES_SQL}\n${FORMS_SQL}`);
       const app = (await run.http('POST', '/api/apps', { token, body: { name: 'Bin', address } }))
         .body;
       const registered = await run.http('POST', `/api/apps/${app.id}/datasources`, {
@@ -91,7 +146,7 @@ for (const dialect of SALES_DIALECTS) {
       expect(registered.status).toBe(201);
       const ds = registered.body;
       const tables = ['files', 'docs', 'payments', 'numbers', 'moments'].concat(
-        dialect.type === 'postgres' ? ['shapes'] : [],
+        dialect.type === 'postgres' ? ['shapes', 'forms'] : [],
       );
       const imported = await run.http('POST', `/api/apps/${app.id}/model/import`, {
         token,
@@ -135,13 +190,151 @@ for (const dialect of SALES_DIALECTS) {
         expect(back.body.data.getShapes).toEqual([first]);
         const empty = await gql('{ getShapes(where: {spot: {neq: null}}) { id } }');
         expect(empty.body.data.getShapes).toHaveLength(2);
-        const compared = await gql('{ getShapes(where: {spot: {eq: "(1,2)"}}) { id } }');
-        expect(compared.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
-        expect(compared.body.errors[0].message).toContain('can only be compared with null');
+        // The value read finds its rows, the copy included (issue 22, item 15).
+        const compared = await gql(
+          '{ getShapes(where: {spot: {eq: "(1,2)"}, span: {eq: "1 day 02:00:00"}, tags: {eq: ["a", "b c"]}, addr: {eq: "10.0.0.1"}}, order: [{id: ASC}]) { id } }',
+        );
+        expect(compared.body).toEqual({ data: { getShapes: [{ id: '1' }, { id: '2' }] } });
         const order = await gql('{ __type(name: "ShapesOrder") { inputFields { name } } }');
         expect(order.body.data.__type.inputFields.map((f: { name: string }) => f.name)).toEqual([
           'id',
         ]);
+      });
+    }
+
+    if (dialect.type === 'postgres') {
+      describe('eq with a value read (issue 22, item 15)', () => {
+        let columns: string[];
+        let read: Record<string, unknown>[];
+        const ids = async (where: string) => {
+          const res = await gql(`{ getForms(where: ${where}, order: [{id: ASC}]) { id } }`);
+          expect([where, res.body.errors]).toEqual([where, undefined]);
+          return res.body.data.getForms.map((r: { id: string }) => r.id);
+        };
+        /** A value as a GraphQL literal (the e2e-variables project sends it as a variable). */
+        const literal = (value: unknown) => JSON.stringify(value);
+
+        beforeAll(async () => {
+          const type = await gql('{ __type(name: "Forms") { fields { name } } }');
+          columns = (type.body.data.__type.fields as { name: string }[])
+            .map((f) => f.name)
+            .filter((n) => n !== 'id');
+          const res = await gql(`{ getForms(order: [{id: ASC}]) { id ${columns.join(' ')} } }`);
+          expect(res.body.errors).toBeUndefined();
+          read = res.body.data.getForms;
+        });
+
+        it('reads every column of row 1 and row 3, and nothing of row 2', () => {
+          expect(columns).toHaveLength(28);
+          for (const column of columns) {
+            expect([
+              column,
+              read[0][column] === null,
+              read[1][column],
+              read[2][column] === null,
+            ]).toEqual([column, false, null, false]);
+          }
+          expect(read[0]).toMatchObject({
+            span: '1 day 02:00:00',
+            addr: '10.0.0.1',
+            bits: '101',
+            ints: '[1,5)',
+            spot: '(1,2)',
+            doc: '<a>x</a>',
+            grid: '{{1,2},{3,4}}',
+            tags: ['a', 'b c', null],
+            counts: [1, null, 3],
+            moments: ['2024-02-29T11:45:00.000Z'],
+          });
+        });
+
+        it('finds the row with eq and leaves it out with neq, for every type', async () => {
+          const problems: string[] = [];
+          for (const column of columns) {
+            for (const [row, other] of [
+              [0, 2],
+              [2, 0],
+            ]) {
+              const value = literal(read[row][column]);
+              const eq = await ids(`{${column}: {eq: ${value}}}`);
+              const neq = await ids(`{${column}: {neq: ${value}}}`);
+              const expected = [read[row].id, read[other].id];
+              if (JSON.stringify([eq, neq]) !== JSON.stringify([[expected[0]], [expected[1]]])) {
+                problems.push(`${column} ${value}: eq ${eq}, neq ${neq}`);
+              }
+            }
+          }
+          expect(problems).toEqual([]);
+        });
+
+        it('counts with the same filters, the filter types being equality only', async () => {
+          const count = await gql(
+            `{ countForms(where: {span: {eq: ${literal(read[0].span)}}, spot: {neq: "(9,9)"}, counts: {eq: [1, null, 3]}}) }`,
+          );
+          expect(count.body).toEqual({ data: { countForms: 1 } });
+          const filter = await gql(
+            '{ a: __type(name: "TextFormFilter") { inputFields { name type { name } } } b: __type(name: "IntListFilter") { inputFields { name type { kind ofType { name } } } } }',
+          );
+          expect(filter.body.data.a.inputFields).toEqual([
+            { name: 'eq', type: { name: 'String' } },
+            { name: 'neq', type: { name: 'String' } },
+          ]);
+          expect(filter.body.data.b.inputFields).toEqual([
+            { name: 'eq', type: { kind: 'LIST', ofType: { name: 'Int' } } },
+            { name: 'neq', type: { kind: 'LIST', ofType: { name: 'Int' } } },
+          ]);
+        });
+
+        it('compares by the type: an equal value written otherwise finds the row too', async () => {
+          // PostgreSQL counts a day as 24 hours when it compares intervals.
+          expect(await ids('{span: {eq: "26:00:00"}}')).toEqual(['1']);
+          expect(await ids('{span: {eq: "1 day 2 hours"}}')).toEqual(['1']);
+          expect(await ids('{addr: {eq: "10.0.0.1/32"}}')).toEqual(['1']);
+          expect(await ids('{ints: {eq: "[1,4]"}}')).toEqual(['1']);
+          expect(await ids('{spot: {eq: "( 1 , 2 )"}}')).toEqual(['1']);
+          expect(await ids('{bits: {eq: "1011"}}')).toEqual([]);
+          // Text forms compared as read: text of another shape finds nothing, and is no error.
+          expect(await ids('{grid: {eq: "{{1, 2}, {3, 4}}"}}')).toEqual([]);
+          expect(await ids('{grid: {eq: "not an array"}}')).toEqual([]);
+          // A list holding an element its type cannot hold matches nothing (neq: every filled one).
+          expect(await ids('{smalls: {eq: [1, 40000]}}')).toEqual([]);
+          expect(await ids('{smalls: {neq: [1, 40000]}}')).toEqual(['1', '3']);
+        });
+
+        it('refuses text its type cannot read as INVALID_VALUE naming the field, without SQL', async () => {
+          const problems: string[] = [];
+          for (const [column, text] of Object.entries(FORMS_REFUSED)) {
+            for (const op of ['eq', 'neq']) {
+              const res = await gql(
+                `{ getForms(where: {${column}: {${op}: ${literal(text)}}}) { id } }`,
+              );
+              const error = res.body.errors?.[0];
+              const shown = JSON.stringify(res.body);
+              if (
+                error?.extensions?.code !== 'INVALID_VALUE' ||
+                error.extensions.field !== column ||
+                /SELECT|\$1|::|portal|syntax/i.test(shown)
+              ) {
+                problems.push(`${column} ${op} ${JSON.stringify(text)}: ${shown}`);
+              }
+            }
+          }
+          expect(problems).toEqual([]);
+          // The second of two compared values named, and in a count and a list too.
+          const second = await gql(
+            '{ countForms(where: {span: {eq: "1 day"}, or: [{id: {eq: 1}}, {addr: {neq: "nope"}}]}) }',
+          );
+          expect(second.body.errors[0].extensions).toEqual({
+            code: 'INVALID_VALUE',
+            field: 'addr',
+          });
+          expect(second.body.errors[0].message).toBe(
+            'addr cannot hold or be compared with the value sent: it is malformed or out of range for its type',
+          );
+          // A list's elements are checked by their scalar first, as in arguments.
+          const moment = await gql('{ getForms(where: {moments: {eq: ["yesterday"]}}) { id } }');
+          expect(moment.body.errors[0].extensions.code).toBe(invalidValueCode());
+        });
       });
     }
 
