@@ -54,7 +54,7 @@ import {
   navigationResolver,
   updateResolver,
 } from './table-resolvers';
-import { writableColumns } from './write-planner';
+import { referencesOf, writableColumns } from './write-planner';
 import { DatabaseRefusalError } from './graphql-errors';
 
 /** The Table API action behind a root field. */
@@ -468,7 +468,7 @@ export class VersionTypes {
           // CONTRACT.md §6: `<Base>`, or `Boolean` (always `true`) where the row cannot come back.
           type: can.insertReturning ? factory.row(node) : GraphQLBoolean,
           args: factory.writeArgs(node, 'insert'),
-          resolve: addResolver(node, can) as never,
+          resolve: addResolver(node, can, referencesOf(def.tables, node.table)) as never,
         };
       }
       // update and delete address one row by its primary key: a table without one offers neither.
@@ -477,7 +477,7 @@ export class VersionTypes {
           action: 'update',
           type: factory.row(node),
           args: factory.writeArgs(node, 'update'),
-          resolve: updateResolver(node, can) as never,
+          resolve: updateResolver(node, can, referencesOf(def.tables, node.table)) as never,
         };
       }
       if (api.actions.delete && hasKey) {
