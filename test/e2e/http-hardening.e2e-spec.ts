@@ -54,6 +54,16 @@ describe('connection limits (issue 22 item 7)', () => {
     expect(server.maxConnections).toBe(50);
   });
 
+  it('answers 408 and closes a socket whose headers stop arriving about when its headers timeout ends, not at the next 30 s check', async () => {
+    const socket = await openSocket(run.baseUrl);
+    let answer = '';
+    socket.on('data', (chunk) => (answer += String(chunk)));
+    socket.write('GET /health HTTP/1.1\r\nHost: x\r\nX-Half: ');
+    // HTTP_HEADERS_TIMEOUT_MS is 4 s; Node's default check every 30 s closed it after up to 34 s.
+    expect(await closedWithin(socket, 4000 + 2500)).toBe(true);
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
   it('closes the sockets of one address beyond its cap at once, and serves again when they go', async () => {
     const held = await Promise.all([1, 2, 3, 4].map(() => openSocket(run.baseUrl)));
     const extra = await openSocket(run.baseUrl);
