@@ -464,7 +464,7 @@ export class MssqlDialect extends SqlCompiler implements Dialect {
    */
   override compileSelect(plan: SelectPlan): CompiledQuery {
     if (plan.partition) return super.compileSelect(plan);
-    const params = new ParamList((i) => this.placeholder(i));
+    const params = this.parameters();
     const columns = plan.columns.map((c) => this.selectItem(c, plan.kinds?.[c])).join(', ');
     const none = plan.take === 0;
     const filter: Condition = none
@@ -486,7 +486,7 @@ export class MssqlDialect extends SqlCompiler implements Dialect {
 
   /** `INSERT INTO t (…) OUTPUT INSERTED.… VALUES (…)`, or `INSERT INTO t OUTPUT … DEFAULT VALUES`. */
   override compileInsert(plan: InsertPlan): CompiledQuery {
-    const params = new ParamList((i) => this.placeholder(i));
+    const params = this.parameters();
     const target = this.tableName(plan.table);
     const output = this.returning(plan.returning, plan.kinds);
     if (!plan.values.length)
@@ -501,7 +501,7 @@ export class MssqlDialect extends SqlCompiler implements Dialect {
 
   /** `UPDATE t SET … OUTPUT INSERTED.… WHERE …`; only the given columns change. */
   override compileUpdate(plan: UpdatePlan): CompiledQuery {
-    const params = new ParamList((i) => this.placeholder(i));
+    const params = this.parameters();
     const set = plan.set.map((v) => `${this.quote(v.column)} = ${params.add(v.value)}`).join(', ');
     const output = this.returning(plan.returning, plan.kinds);
     const where = this.whereClause(this.filterOf(plan), params);

@@ -1,8 +1,10 @@
+import { invalidInput } from '../common/domain-error';
 import type {
   ColumnKind,
   CompiledQuery,
   Condition,
   CountPlan,
+  DatasourceType,
   DeletePlan,
   InsertPlan,
   OrderTerm,
@@ -16,41 +18,53 @@ const COMPARE_SQL = { eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<='
 /** Name of the per-partition row number column of a batched one-to-many read. */
 export const ROW_NUMBER_ALIAS = '__tg_rn';
 
-/**
- * The column each bound parameter of a compiled statement is compared with or written to, by
- * position (null for one of no column: a page bound). Kept beside the statement rather than in
- * it, so {@link CompiledQuery} stays SQL and values; read by {@link parameterColumn}.
- */
-const PARAMETER_COLUMNS = new WeakMap<CompiledQuery, readonly (string | null)[]>();
-
-/**
- * The column the `index`-th (0-based) parameter of `query` is compared with or written to, when
- * `query` was compiled by {@link SqlCompiler} and the parameter has one; else null. Lets a
- * database error that names a parameter (PostgreSQL: `unnamed portal parameter $2`) name the
- * field instead (`invalidValueField`).
- */
-export function parameterColumn(query: CompiledQuery, index: number): string | null {
-  return PARAMETER_COLUMNS.get(query)?.[index] ?? null;
+/** How many bound parameters one statement may carry on a database, and the database's name. */
+export interface ParameterLimit {
+  database: string;
+  max: number;
 }
 
-/** Collects bound parameters and hands out the dialect's placeholder for each. */
+/**
+ * Bound parameters one statement may carry, per database, as each documents it:
+ * - PostgreSQL 65,535: the Bind message counts parameters in an Int16 (PostgreSQL docs, "Message
+ *   Formats", Bind);
+ * - MySQL/MariaDB 65,535: placeholders of one prepared statement (MySQL error 1390
+ *   `ER_PS_MANY_PARAM`; MariaDB KB "Server Error Codes", 1390);
+ * - SQL Server 2,100: parameters of one request, as `sp_executesql` takes them (SQL Server docs,
+ *   "Maximum capacity specifications for SQL Server": parameters per stored procedure);
+ * - SQLite 32,766: `SQLITE_MAX_VARIABLE_NUMBER`, the default since SQLite 3.32.0 (sqlite.org
+ *   "Limits In SQLite", 9), and what better-sqlite3 12 compiles its bundled SQLite with
+ *   (`PRAGMA compile_options`: `MAX_VARIABLE_NUMBER=32766`).
+ */
+export const PARAMETER_LIMITS: Readonly<Record<DatasourceType, ParameterLimit>> = {
+  postgres: { database: 'PostgreSQL', max: 65_535 },
+  mysql: { database: 'MySQL/MariaDB', max: 65_535 },
+  mssql: { database: 'SQL Server', max: 2_100 },
+  sqlite: { database: 'SQLite', max: 32_766 },
+};
+
+/**
+ * Collects bound parameters and hands out the dialect's placeholder for each. Refuses the
+ * parameter past its database's limit ({@link PARAMETER_LIMITS}) while the statement is compiled,
+ * so a statement the database would refuse is never sent.
+ */
 export class ParamList {
   readonly values: unknown[] = [];
-  private readonly columns: (string | null)[] = [];
-  constructor(private readonly placeholder: (index: number) => string) {}
+  constructor(
+    private readonly placeholder: (index: number) => string,
+    private readonly limit: ParameterLimit = { database: 'the database', max: Infinity },
+  ) {}
 
-  /** Binds `value` (compared with or written to `column`, when it is); returns its placeholder text. */
-  add(value: unknown, column: string | null = null): string {
+  /** Binds `value`; returns its placeholder text. */
+  add(value: unknown): string {
+    if (this.values.length >= this.limit.max) {
+      // Only filters bind values without bound (in/nin lists, and/or items): the caller's to change.
+      throw invalidInput(
+        `The request needs more than ${this.limit.max.toLocaleString('en-US')} bound values in one statement, the most ${this.limit.database} takes: send fewer values in its in/nin lists (split a long list over several requests)`,
+      );
+    }
     this.values.push(value);
-    this.columns.push(column);
     return this.placeholder(this.values.length);
-  }
-
-  /** The statement `sql` with these parameters, each parameter's column noted ({@link parameterColumn}). */
-  query(sql: string): CompiledQuery {
-    const query = { sql, params: this.values };
-    if (this.columns.some((c) => c !== null)) PARAMETER_COLUMNS.set(query, this.columns);
-    return query;
   }
 }
 
@@ -82,6 +96,8 @@ const isTrue = (c: Condition) => c.kind === 'and' && c.items.length === 0;
  * pagination, which is where databases differ.
  */
 export abstract class SqlCompiler {
+  /** The database the compiled SQL is for; decides its {@link PARAMETER_LIMITS} entry. */
+  abstract readonly type: DatasourceType;
   /** Quotes an identifier from the model. */
   abstract quote(identifier: string): string;
   /** Placeholder for the n-th (1-based) bound parameter. */
@@ -99,6 +115,11 @@ export abstract class SqlCompiler {
    */
   protected orderTerm(column: string, direction: 'ASC' | 'DESC', _nullable = true): string {
     return `${column} ${direction}`;
+  }
+
+  /** The bound parameters of one statement, within this database's {@link PARAMETER_LIMITS}. */
+  protected parameters(): ParamList {
+    return new ParamList((i) => this.placeholder(i), PARAMETER_LIMITS[this.type]);
   }
 
   /** ` WHERE <predicate>`, or nothing when the predicate admits every row (no `WHERE 1=1`). */
@@ -129,14 +150,14 @@ export abstract class SqlCompiler {
   }
 
   compileSelect(plan: SelectPlan): CompiledQuery {
-    const params = new ParamList((i) => this.placeholder(i));
+    const params = this.parameters();
     const columns = plan.columns.map((c) => this.selectItem(c, plan.kinds?.[c])).join(', ');
     const where = this.whereClause(this.filterOf(plan), params);
     const order = this.orderBy(plan.order);
     if (!plan.partition) {
       const page = this.paginate(plan.take, plan.skip, params);
       const sql = `SELECT ${columns} FROM ${this.tableName(plan.table)}${where} ORDER BY ${order}${page}`;
-      return params.query(sql);
+      return { sql, params: params.values };
     }
     const rn = this.quote(ROW_NUMBER_ALIAS);
     const inner =
@@ -146,15 +167,16 @@ export abstract class SqlCompiler {
     if (plan.take !== null) bounds.push(`${rn} <= ${params.add(plan.skip + plan.take)}`);
     const outer = plan.columns.map((c) => this.quote(c)).join(', ');
     const sql = `SELECT ${outer} FROM (${inner}) ${this.quote('__tg_p')} WHERE ${bounds.join(' AND ')} ORDER BY ${rn}`;
-    return params.query(sql);
+    return { sql, params: params.values };
   }
 
   compileCount(plan: CountPlan): CompiledQuery {
-    const params = new ParamList((i) => this.placeholder(i));
+    const params = this.parameters();
     const where = this.whereClause(this.filterOf(plan), params);
-    return params.query(
-      `SELECT COUNT(*) AS ${this.quote('count')} FROM ${this.tableName(plan.table)}${where}`,
-    );
+    return {
+      sql: `SELECT COUNT(*) AS ${this.quote('count')} FROM ${this.tableName(plan.table)}${where}`,
+      params: params.values,
+    };
   }
 
   /**
@@ -162,37 +184,40 @@ export abstract class SqlCompiler {
    * `DEFAULT VALUES`. Adapters whose database has no RETURNING override this.
    */
   compileInsert(plan: InsertPlan): CompiledQuery {
-    const params = new ParamList((i) => this.placeholder(i));
+    const params = this.parameters();
     const target = this.tableName(plan.table);
     const body = plan.values.length
-      ? `(${plan.values.map((v) => this.quote(v.column)).join(', ')}) VALUES (${plan.values.map((v) => this.writeItem(params.add(v.value, v.column), plan.kinds?.[v.column])).join(', ')})`
+      ? `(${plan.values.map((v) => this.quote(v.column)).join(', ')}) VALUES (${plan.values.map((v) => this.writeItem(params.add(v.value), plan.kinds?.[v.column])).join(', ')})`
       : 'DEFAULT VALUES';
-    return params.query(
-      `INSERT INTO ${target} ${body}${this.returning(plan.returning, plan.kinds)}`,
-    );
+    return {
+      sql: `INSERT INTO ${target} ${body}${this.returning(plan.returning, plan.kinds)}`,
+      params: params.values,
+    };
   }
 
   /** `UPDATE … SET … WHERE … RETURNING`; only the given columns change. */
   compileUpdate(plan: UpdatePlan): CompiledQuery {
-    const params = new ParamList((i) => this.placeholder(i));
+    const params = this.parameters();
     const set = plan.set
       .map(
         (v) =>
-          `${this.quote(v.column)} = ${this.writeItem(params.add(v.value, v.column), plan.kinds?.[v.column])}`,
+          `${this.quote(v.column)} = ${this.writeItem(params.add(v.value), plan.kinds?.[v.column])}`,
       )
       .join(', ');
     const where = this.whereClause(this.filterOf(plan), params);
-    return params.query(
-      `UPDATE ${this.tableName(plan.table)} SET ${set}${where}${this.returning(plan.returning, plan.kinds)}`,
-    );
+    return {
+      sql: `UPDATE ${this.tableName(plan.table)} SET ${set}${where}${this.returning(plan.returning, plan.kinds)}`,
+      params: params.values,
+    };
   }
 
   /** `DELETE … WHERE`; the caller reads the affected-row count. */
   compileDelete(plan: DeletePlan): CompiledQuery {
-    const params = new ParamList((i) => this.placeholder(i));
-    return params.query(
-      `DELETE FROM ${this.tableName(plan.table)}${this.whereClause(this.filterOf(plan), params)}`,
-    );
+    const params = this.parameters();
+    return {
+      sql: `DELETE FROM ${this.tableName(plan.table)}${this.whereClause(this.filterOf(plan), params)}`,
+      params: params.values,
+    };
   }
 
   /** The clause that reads written columns back in the same statement. */
@@ -234,30 +259,8 @@ export abstract class SqlCompiler {
     return sql;
   }
 
-  /**
-   * One side of an equality of a column of kind `other` or `array` (a {@link Condition} marked
-   * `typed`): `side` says whether `sql` is the column or a placeholder, `key` is what the
-   * dialect's `comparedAs` gave for the column. Only a dialect that gives such keys compares such
-   * columns, so the default (both sides as they are) is never reached by the others.
-   */
-  protected typedOperand(sql: string, _key: string, _side: 'column' | 'value'): string {
-    return sql;
-  }
-
-  /** How a comparison writes its column (`column`) and each placeholder (`value`). */
-  private operands(c: { timestamp?: true; typed?: string }): {
-    column: (sql: string) => string;
-    value: (sql: string) => string;
-  } {
-    const typed = c.typed;
-    if (typed !== undefined) {
-      return {
-        column: (sql) => this.typedOperand(sql, typed, 'column'),
-        value: (sql) => this.typedOperand(sql, typed, 'value'),
-      };
-    }
-    const same = c.timestamp ? (sql: string) => this.timestampOperand(sql) : (sql: string) => sql;
-    return { column: same, value: same };
+  private operand(timestamp: true | undefined): (sql: string) => string {
+    return timestamp ? (sql) => this.timestampOperand(sql) : (sql) => sql;
   }
 
   /** Compiles a {@link Condition}; every value becomes a bound parameter. */
@@ -272,24 +275,24 @@ export abstract class SqlCompiler {
           ? '1=0'
           : `(${c.items.map((i) => this.condition(i, params)).join(' OR ')})`;
       case 'compare': {
-        const operand = this.operands(c);
-        return `${operand.column(this.quote(c.column))} ${COMPARE_SQL[c.op]} ${operand.value(params.add(c.value, c.column))}`;
+        const operand = this.operand(c.timestamp);
+        return `${operand(this.quote(c.column))} ${COMPARE_SQL[c.op]} ${operand(params.add(c.value))}`;
       }
       case 'null':
         return `${this.quote(c.column)} IS ${c.negated ? 'NOT ' : ''}NULL`;
       case 'in': {
         // in: [] matches nothing, nin: [] everything (CONTRACT.md §6).
         if (c.values.length === 0) return c.negated ? '1=1' : '1=0';
-        const operand = this.operands(c);
-        const list = c.values.map((v) => operand.value(params.add(v, c.column))).join(', ');
-        return `${operand.column(this.quote(c.column))} ${c.negated ? 'NOT IN' : 'IN'} (${list})`;
+        const operand = this.operand(c.timestamp);
+        const list = c.values.map((v) => operand(params.add(v))).join(', ');
+        return `${operand(this.quote(c.column))} ${c.negated ? 'NOT IN' : 'IN'} (${list})`;
       }
       case 'like': {
         const pattern = likePattern(
           escapeLike(c.value, this.likeSpecials, this.likeEscape),
           c.mode,
         );
-        return this.likeInsensitive(this.quote(c.column), params.add(pattern, c.column));
+        return this.likeInsensitive(this.quote(c.column), params.add(pattern));
       }
     }
   }
