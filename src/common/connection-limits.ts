@@ -22,7 +22,10 @@ export const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
  * Call before the server listens.
  */
 export function limitConnections(server: Server, limits: HttpServerConfig): void {
-  server.connectionsCheckingInterval = CONNECTIONS_CHECKING_INTERVAL_MS;
+  // Node reads this property when the server starts listening (lib/_http_server.js,
+  // setupConnectionsTracking); @types/node declares it only as a createServer option.
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval =
+    CONNECTIONS_CHECKING_INTERVAL_MS;
   server.headersTimeout = limits.headersTimeoutMs;
   server.requestTimeout = limits.requestTimeoutMs;
   server.maxConnections = limits.maxConnections;
