@@ -18,6 +18,23 @@ const COMPARE_SQL = { eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<='
 /** Name of the per-partition row number column of a batched one-to-many read. */
 export const ROW_NUMBER_ALIAS = '__tg_rn';
 
+/**
+ * The column each bound parameter of a compiled statement is compared with or written to, by
+ * position (null for one of no column: a page bound). Kept beside the statement rather than in
+ * it, so {@link CompiledQuery} stays SQL and values; read by {@link parameterColumn}.
+ */
+const PARAMETER_COLUMNS = new WeakMap<CompiledQuery, readonly (string | null)[]>();
+
+/**
+ * The column the `index`-th (0-based) parameter of `query` is compared with or written to, when
+ * `query` was compiled by {@link SqlCompiler} and the parameter has one; else null. Lets a
+ * database error that names a parameter (PostgreSQL: `unnamed portal parameter $2`) name the
+ * field instead (`invalidValueField`).
+ */
+export function parameterColumn(query: CompiledQuery, index: number): string | null {
+  return PARAMETER_COLUMNS.get(query)?.[index] ?? null;
+}
+
 /** How many bound parameters one statement may carry on a database, and the database's name. */
 export interface ParameterLimit {
   database: string;
@@ -50,13 +67,14 @@ export const PARAMETER_LIMITS: Readonly<Record<DatasourceType, ParameterLimit>> 
  */
 export class ParamList {
   readonly values: unknown[] = [];
+  private readonly columns: (string | null)[] = [];
   constructor(
     private readonly placeholder: (index: number) => string,
     private readonly limit: ParameterLimit = { database: 'the database', max: Infinity },
   ) {}
 
-  /** Binds `value`; returns its placeholder text. */
-  add(value: unknown): string {
+  /** Binds `value` (compared with or written to `column`, when it is); returns its placeholder text. */
+  add(value: unknown, column: string | null = null): string {
     if (this.values.length >= this.limit.max) {
       // Only filters bind values without bound (in/nin lists, and/or items): the caller's to change.
       throw invalidInput(
@@ -64,7 +82,15 @@ export class ParamList {
       );
     }
     this.values.push(value);
+    this.columns.push(column);
     return this.placeholder(this.values.length);
+  }
+
+  /** The statement `sql` with these parameters, each parameter's column noted ({@link parameterColumn}). */
+  query(sql: string): CompiledQuery {
+    const query = { sql, params: this.values };
+    if (this.columns.some((c) => c !== null)) PARAMETER_COLUMNS.set(query, this.columns);
+    return query;
   }
 }
 
@@ -157,7 +183,7 @@ export abstract class SqlCompiler {
     if (!plan.partition) {
       const page = this.paginate(plan.take, plan.skip, params);
       const sql = `SELECT ${columns} FROM ${this.tableName(plan.table)}${where} ORDER BY ${order}${page}`;
-      return { sql, params: params.values };
+      return params.query(sql);
     }
     const rn = this.quote(ROW_NUMBER_ALIAS);
     const inner =
@@ -167,16 +193,15 @@ export abstract class SqlCompiler {
     if (plan.take !== null) bounds.push(`${rn} <= ${params.add(plan.skip + plan.take)}`);
     const outer = plan.columns.map((c) => this.quote(c)).join(', ');
     const sql = `SELECT ${outer} FROM (${inner}) ${this.quote('__tg_p')} WHERE ${bounds.join(' AND ')} ORDER BY ${rn}`;
-    return { sql, params: params.values };
+    return params.query(sql);
   }
 
   compileCount(plan: CountPlan): CompiledQuery {
     const params = this.parameters();
     const where = this.whereClause(this.filterOf(plan), params);
-    return {
-      sql: `SELECT COUNT(*) AS ${this.quote('count')} FROM ${this.tableName(plan.table)}${where}`,
-      params: params.values,
-    };
+    return params.query(
+      `SELECT COUNT(*) AS ${this.quote('count')} FROM ${this.tableName(plan.table)}${where}`,
+    );
   }
 
   /**
@@ -187,12 +212,11 @@ export abstract class SqlCompiler {
     const params = this.parameters();
     const target = this.tableName(plan.table);
     const body = plan.values.length
-      ? `(${plan.values.map((v) => this.quote(v.column)).join(', ')}) VALUES (${plan.values.map((v) => this.writeItem(params.add(v.value), plan.kinds?.[v.column])).join(', ')})`
+      ? `(${plan.values.map((v) => this.quote(v.column)).join(', ')}) VALUES (${plan.values.map((v) => this.writeItem(params.add(v.value, v.column), plan.kinds?.[v.column])).join(', ')})`
       : 'DEFAULT VALUES';
-    return {
-      sql: `INSERT INTO ${target} ${body}${this.returning(plan.returning, plan.kinds)}`,
-      params: params.values,
-    };
+    return params.query(
+      `INSERT INTO ${target} ${body}${this.returning(plan.returning, plan.kinds)}`,
+    );
   }
 
   /** `UPDATE … SET … WHERE … RETURNING`; only the given columns change. */
@@ -201,23 +225,21 @@ export abstract class SqlCompiler {
     const set = plan.set
       .map(
         (v) =>
-          `${this.quote(v.column)} = ${this.writeItem(params.add(v.value), plan.kinds?.[v.column])}`,
+          `${this.quote(v.column)} = ${this.writeItem(params.add(v.value, v.column), plan.kinds?.[v.column])}`,
       )
       .join(', ');
     const where = this.whereClause(this.filterOf(plan), params);
-    return {
-      sql: `UPDATE ${this.tableName(plan.table)} SET ${set}${where}${this.returning(plan.returning, plan.kinds)}`,
-      params: params.values,
-    };
+    return params.query(
+      `UPDATE ${this.tableName(plan.table)} SET ${set}${where}${this.returning(plan.returning, plan.kinds)}`,
+    );
   }
 
   /** `DELETE … WHERE`; the caller reads the affected-row count. */
   compileDelete(plan: DeletePlan): CompiledQuery {
     const params = this.parameters();
-    return {
-      sql: `DELETE FROM ${this.tableName(plan.table)}${this.whereClause(this.filterOf(plan), params)}`,
-      params: params.values,
-    };
+    return params.query(
+      `DELETE FROM ${this.tableName(plan.table)}${this.whereClause(this.filterOf(plan), params)}`,
+    );
   }
 
   /** The clause that reads written columns back in the same statement. */
@@ -259,8 +281,30 @@ export abstract class SqlCompiler {
     return sql;
   }
 
-  private operand(timestamp: true | undefined): (sql: string) => string {
-    return timestamp ? (sql) => this.timestampOperand(sql) : (sql) => sql;
+  /**
+   * One side of an equality of a column of kind `other` or `array` (a {@link Condition} marked
+   * `typed`): `side` says whether `sql` is the column or a placeholder, `key` is what the
+   * dialect's `comparedAs` gave for the column. Only a dialect that gives such keys compares such
+   * columns, so the default (both sides as they are) is never reached by the others.
+   */
+  protected typedOperand(sql: string, _key: string, _side: 'column' | 'value'): string {
+    return sql;
+  }
+
+  /** How a comparison writes its column (`column`) and each placeholder (`value`). */
+  private operands(c: { timestamp?: true; typed?: string }): {
+    column: (sql: string) => string;
+    value: (sql: string) => string;
+  } {
+    const typed = c.typed;
+    if (typed !== undefined) {
+      return {
+        column: (sql) => this.typedOperand(sql, typed, 'column'),
+        value: (sql) => this.typedOperand(sql, typed, 'value'),
+      };
+    }
+    const same = c.timestamp ? (sql: string) => this.timestampOperand(sql) : (sql: string) => sql;
+    return { column: same, value: same };
   }
 
   /** Compiles a {@link Condition}; every value becomes a bound parameter. */
@@ -275,24 +319,24 @@ export abstract class SqlCompiler {
           ? '1=0'
           : `(${c.items.map((i) => this.condition(i, params)).join(' OR ')})`;
       case 'compare': {
-        const operand = this.operand(c.timestamp);
-        return `${operand(this.quote(c.column))} ${COMPARE_SQL[c.op]} ${operand(params.add(c.value))}`;
+        const operand = this.operands(c);
+        return `${operand.column(this.quote(c.column))} ${COMPARE_SQL[c.op]} ${operand.value(params.add(c.value, c.column))}`;
       }
       case 'null':
         return `${this.quote(c.column)} IS ${c.negated ? 'NOT ' : ''}NULL`;
       case 'in': {
         // in: [] matches nothing, nin: [] everything (CONTRACT.md §6).
         if (c.values.length === 0) return c.negated ? '1=1' : '1=0';
-        const operand = this.operand(c.timestamp);
-        const list = c.values.map((v) => operand(params.add(v))).join(', ');
-        return `${operand(this.quote(c.column))} ${c.negated ? 'NOT IN' : 'IN'} (${list})`;
+        const operand = this.operands(c);
+        const list = c.values.map((v) => operand.value(params.add(v, c.column))).join(', ');
+        return `${operand.column(this.quote(c.column))} ${c.negated ? 'NOT IN' : 'IN'} (${list})`;
       }
       case 'like': {
         const pattern = likePattern(
           escapeLike(c.value, this.likeSpecials, this.likeEscape),
           c.mode,
         );
-        return this.likeInsensitive(this.quote(c.column), params.add(pattern));
+        return this.likeInsensitive(this.quote(c.column), params.add(pattern, c.column));
       }
     }
   }
