@@ -17,6 +17,11 @@ export type ColumnKind =
   | 'boolean'
   | 'date'
   | 'time'
+  /**
+   * MySQL/MariaDB `TIME`: a signed span of time, -838:59:59.000000 to 838:59:59.000000 (MySQL
+   * docs, "The TIME Type"), of which a time of day is a part: the `Duration` scalar.
+   */
+  | 'duration'
   | 'timestamp'
   | 'timestamptz'
   | 'json'

@@ -33,7 +33,8 @@ import { formatCommon, formatInstant, jsonText } from './value-format';
  *   2^32−1, beyond GraphQL's 32-bit Int) and `bigint` → bigint (exact text).
  * - `decimal`/`numeric`/`fixed` → decimal; `float`, `double`, `real` → float.
  * - `date` → date; `datetime` → timestamp (no zone); `timestamp` → timestamptz (stored as UTC,
- *   MySQL "The DATE, DATETIME, and TIMESTAMP Types"); `time` → time.
+ *   MySQL "The DATE, DATETIME, and TIMESTAMP Types"); `time` → duration (-838:59:59 to
+ *   838:59:59, MySQL "The TIME Type"; mysql2 reads it as `[-]HH[H]:MM:SS[.ffffff]`).
  * - `json` → json (MySQL). MariaDB's JSON is a LONGTEXT alias with an automatic
  *   `CHECK (json_valid(col))` (MariaDB "JSON Data Type"): `introspect` finds that check
  *   ({@link mariadbJsonColumns}) and makes such a column json; by its type alone it is text;
@@ -79,7 +80,8 @@ export function mysqlKind(dataType: string, columnType: string): ColumnKind {
     case 'timestamp':
       return 'timestamptz';
     case 'time':
-      return 'time';
+      // A duration, not a time of day: -838:59:59 to 838:59:59 (MySQL "The TIME Type").
+      return 'duration';
     case 'json':
       return 'json';
     case 'uuid':

@@ -342,7 +342,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
         born: ['date', true, false, false, false, null],
         at_local: ['timestamp', true, false, false, false, null],
         at_instant: ['timestamptz', true, false, false, false, null],
-        clock: ['time', true, false, false, false, null],
+        clock: ['duration', true, false, false, false, null],
         yr: ['int', true, false, false, false, null],
         code: ['text', false, true, false, false, 10],
         label: ['text', true, false, false, false, 4],
@@ -618,6 +618,101 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
           negated: false,
         }),
       ).toBe(1);
+    });
+
+    it('writes, reads and compares TIME values beyond a time of day, as mysql2 reads them (issue 22, item 16)', async () => {
+      await admin.query('CREATE TABLE spans (id int PRIMARY KEY, t time, t3 time(3), t6 time(6))');
+      try {
+        const spans = (await dialect.introspect(pool, [table('spans')]))[0].columns;
+        const c = (name: string) => spans.find((k) => k.name === name)!;
+        expect(spans.map((k) => [k.name, k.kind, k.dbType])).toEqual([
+          ['id', 'int', 'int(11)'],
+          ['t', 'duration', 'time'],
+          ['t3', 'duration', 'time(3)'],
+          ['t6', 'duration', 'time(6)'],
+        ]);
+        const rows: Record<string, string>[] = [
+          { t: '-01:30:00', t3: '-01:30:00.5', t6: '-00:00:00.000001' },
+          { t: '100:00:00', t3: '838:59:59.999', t6: '838:59:59' },
+          { t: '-838:59:59', t3: '13:45:00.123', t6: '34:00:00.25' },
+          { t: '00:00:00', t3: '12:30', t6: '-838:59:59' },
+        ];
+        for (const [i, row] of rows.entries()) {
+          await pool.run(
+            dialect.compileInsert({
+              table: table('spans'),
+              values: [
+                { column: 'id', value: i + 1 },
+                ...Object.entries(row).map(([name, value]) => ({
+                  column: name,
+                  value: dialect.bindValue(c(name), value),
+                })),
+              ],
+              returning: [],
+            }),
+          );
+        }
+        const read = await pool.run(
+          dialect.compileSelect({
+            scope: ALL_ROWS,
+            table: table('spans'),
+            columns: ['id', 't', 't3', 't6'],
+            where: ALL_ROWS,
+            order: [{ column: 'id', direction: 'ASC' }],
+            take: null,
+            skip: 0,
+          }),
+        );
+        const out = read.rows.map((r) =>
+          Object.fromEntries(['t', 't3', 't6'].map((n) => [n, dialect.formatValue(c(n), r[n])])),
+        );
+        // The binary protocol's text: hours past 24 kept, the fraction's trailing zeros cut
+        // (mysql2 `readTimeString`), `12:30` stored as 12:30:00.
+        expect(out).toEqual([
+          { t: '-01:30:00', t3: '-01:30:00.5', t6: '-00:00:00.000001' },
+          { t: '100:00:00', t3: '838:59:59.999', t6: '838:59:59' },
+          { t: '-838:59:59', t3: '13:45:00.123', t6: '34:00:00.25' },
+          { t: '00:00:00', t3: '12:30:00', t6: '-838:59:59' },
+        ]);
+        const ids = async (where: Condition) =>
+          (
+            await pool.run(
+              dialect.compileSelect({
+                scope: ALL_ROWS,
+                table: table('spans'),
+                columns: ['id'],
+                where,
+                order: [{ column: 'id', direction: 'ASC' }],
+                take: null,
+                skip: 0,
+              }),
+            )
+          ).rows.map((r) => r.id);
+        const cmp = (name: string, op: 'eq' | 'lt' | 'gt', value: string): Condition => ({
+          kind: 'compare',
+          column: name,
+          op,
+          value: dialect.bindValue(c(name), value),
+        });
+        // Compared as durations, not as text: '-01:30:00' is below '00:00:00'.
+        expect(await ids(cmp('t', 'lt', '00:00:00'))).toEqual([1, 3]);
+        expect(await ids(cmp('t', 'gt', '24:00:00'))).toEqual([2]);
+        expect(await ids(cmp('t', 'eq', '-01:30:00'))).toEqual([1]);
+        expect(await ids(cmp('t3', 'eq', '-01:30:00.5'))).toEqual([1]);
+        expect(await ids(cmp('t6', 'eq', '-00:00:00.000001'))).toEqual([1]);
+        expect(await ids(cmp('t6', 'eq', '34:00:00.25'))).toEqual([3]);
+        expect(await ids(cmp('t6', 'lt', '-00:00:00'))).toEqual([1, 4]);
+        expect(
+          await ids({
+            kind: 'in',
+            column: 't',
+            values: ['100:00:00', '-838:59:59'],
+            negated: false,
+          }),
+        ).toEqual([2, 3]);
+      } finally {
+        await admin.query('DROP TABLE spans');
+      }
     });
 
     it('updates report rows found (not only changed), deletes report rows removed', async () => {

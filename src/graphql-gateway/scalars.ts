@@ -85,6 +85,18 @@ export const TimeScalar = textScalar(
   'A time of day, HH:mm:ss[.fff].',
   /^\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}(:?\d{2})?)?$/,
 );
+/**
+ * A MySQL/MariaDB `TIME` (README "Values"): a signed span of time as `[-]HH[H]:MM[:SS[.ffffff]]`
+ * (`-01:30:00`, `100:00:00`, `13:45:00.25`), output as the driver reads it. Input takes one to
+ * three hour digits and at most six fraction digits; the column's range, -838:59:59.000000 to
+ * 838:59:59.000000, is checked where the column is known (`outsideRange`), so a value beyond it is
+ * `INVALID_VALUE` naming the field.
+ */
+export const DurationScalar = textScalar(
+  'Duration',
+  'A span of time (MySQL/MariaDB TIME), [-]HH[H]:MM:SS[.ffffff], from -838:59:59 to 838:59:59 (e.g. "-01:30:00", "100:00:00").',
+  /^-?\d{1,3}:[0-5]\d(:[0-5]\d(\.\d{1,6})?)?$/,
+);
 
 /**
  * Any JSON value both ways (issue "every value it stores": `json`/`jsonb`, MySQL `JSON`, SQLite
@@ -238,6 +250,8 @@ export function scalarOf(kind: ColumnKind): GraphQLScalarType {
       return LocalDateTimeScalar;
     case 'time':
       return TimeScalar;
+    case 'duration':
+      return DurationScalar;
     case 'binary':
       return Base64Scalar;
     case 'json':
@@ -259,6 +273,7 @@ const FILTERS = {
   DateTime: operatorInput('DateTimeFilter', DateTimeScalar, TEXT_OPS),
   LocalDateTime: operatorInput('LocalDateTimeFilter', LocalDateTimeScalar, TEXT_OPS),
   Time: operatorInput('TimeFilter', TimeScalar, TEXT_OPS),
+  Duration: operatorInput('DurationFilter', DurationScalar, TEXT_OPS),
   // Bytes compare as bytes on every database: equality and lists only.
   Base64: operatorInput('Base64Filter', Base64Scalar, ID_OPS),
   // No database compares JSON the same way: only empty or filled (`eq: null`, `neq: null`).
@@ -345,6 +360,7 @@ export const SHARED_TYPE_NAMES: readonly string[] = [
   DateTimeScalar,
   LocalDateTimeScalar,
   TimeScalar,
+  DurationScalar,
   JSONScalar,
   Base64Scalar,
   SortDirection,

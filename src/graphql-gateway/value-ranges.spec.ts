@@ -52,6 +52,33 @@ describe('outsideRange', () => {
   });
 });
 
+describe('outsideRange of a MySQL/MariaDB TIME (issue 22, item 16: -838:59:59 to 838:59:59)', () => {
+  const time = column('time(6)', 'duration');
+  it.each([
+    ['838:59:59', null],
+    ['838:59:59.000000', null],
+    ['-838:59:59', null],
+    ['-838:59:59.000000', null],
+    ['00:00:00', null],
+    ['-01:30:00', null],
+    ['100:00:00', null],
+    ['838:59', null],
+    ['838:59:59.000001', 'above'],
+    ['838:59:59.5', 'above'],
+    ['839:00:00', 'above'],
+    ['999:59:59', 'above'],
+    ['-838:59:59.000001', 'below'],
+    ['-839:00', 'below'],
+  ] as const)('%s', (value, side) => {
+    expect(outsideRange('mysql', time, value)).toBe(side);
+  });
+  it('leaves text of another shape to the database, whatever the column', () => {
+    expect(outsideRange('mysql', time, '1000:00:00')).toBeNull();
+    expect(outsideRange('mysql', time, 3600)).toBeNull();
+    expect(outsideRange('mysql', column('time', 'time'), '839:00:00')).toBeNull();
+  });
+});
+
 describe('isUuidText', () => {
   it('takes 8-4-4-4-12 hexadecimal digits only', () => {
     expect(isUuidText('3F2504E0-4F89-11D3-9A0C-0305E82C3301')).toBe(true);

@@ -61,14 +61,16 @@ function rangeOfType(type: DatasourceType, column: ModelColumn): IntegerRange | 
 }
 
 /**
- * Where a whole-number value lies against its column's range: `below`, `above`, or null when it
- * fits (or is not a whole number, or the column has no known range: the database decides then).
+ * Where a value lies against its column's range: `below`, `above`, or null when it fits (or is
+ * not a whole number, or the column has no known range: the database decides then). Whole numbers
+ * of integer columns, and the durations of MySQL/MariaDB `TIME` columns ({@link outsideDuration}).
  */
 export function outsideRange(
   type: DatasourceType,
   column: ModelColumn,
   value: unknown,
 ): 'below' | 'above' | null {
+  if (column.kind === 'duration') return outsideDuration(value);
   const range = integerRange(type, column);
   if (!range) return null;
   const text = typeof value === 'number' ? (Number.isInteger(value) ? String(value) : '') : value;
@@ -77,6 +79,28 @@ export function outsideRange(
   if (n < range.min) return 'below';
   if (n > range.max) return 'above';
   return null;
+}
+
+/** The largest MySQL/MariaDB `TIME`, 838:59:59.000000, in microseconds (MySQL "The TIME Type"). */
+const DURATION_MAX_MICROS = ((838 * 60 + 59) * 60 + 59) * 1_000_000;
+
+/** What a duration column holds, for messages. */
+export const DURATION_RANGE = 'from -838:59:59 to 838:59:59';
+
+/**
+ * Where a duration (`[-]H[HH]:MM[:SS[.ffffff]]`, the `Duration` scalar's text) lies against a
+ * MySQL/MariaDB `TIME`'s range, -838:59:59.000000 to 838:59:59.000000: `below`, `above`, or null
+ * when it fits or is not such text (the database decides then). `839:00:00` is above, and so is
+ * `838:59:59.5`, which MariaDB would otherwise clip to 838:59:59 without a word.
+ */
+export function outsideDuration(value: unknown): 'below' | 'above' | null {
+  if (typeof value !== 'string') return null;
+  const m = /^(-)?(\d{1,3}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?$/.exec(value);
+  if (!m) return null;
+  const seconds = (Number(m[2]) * 60 + Number(m[3])) * 60 + Number(m[4] ?? 0);
+  const micros = seconds * 1_000_000 + Number((m[5] ?? '').padEnd(6, '0'));
+  if (micros <= DURATION_MAX_MICROS) return null;
+  return m[1] ? 'below' : 'above';
 }
 
 /** The text of a range for messages: `from -32768 to 32767`. */

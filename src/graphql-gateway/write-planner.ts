@@ -9,6 +9,7 @@ import {
   decimalOverflows,
   decimalShape,
   describeRange,
+  DURATION_RANGE,
   impossibleDateTime,
   integerRange,
   isUuidText,
@@ -53,8 +54,9 @@ function checkLength(column: ModelColumn, value: unknown): void {
  * which wins over the database enum: `outsideEnum`), a decimal with more whole digits than its
  * `numeric(p,s)` holds once rounded to its scale (`decimalOverflows`; extra decimals are rounded
  * by every database, so they pass), a date or date-time naming a day that does not exist
- * (`impossibleDateTime`: `2024-02-30`). A list for a PostgreSQL array column is checked element
- * by element against its element type (NULL elements are fine: PostgreSQL docs, "Arrays").
+ * (`impossibleDateTime`: `2024-02-30`), a MySQL/MariaDB `TIME` beyond ±838:59:59 (`839:00:00`).
+ * A list for a PostgreSQL array column is checked element by element against its element type
+ * (NULL elements are fine: PostgreSQL docs, "Arrays").
  * Rules the model does not know (CHECK constraints, domains, triggers) are the database's: its
  * refusal is translated by the dialect's `translateError` (issue 11, item 2).
  * @throws DatabaseRefusalError INVALID_VALUE, `field` the column's name.
@@ -88,6 +90,9 @@ function checkItem(
     refuse(
       `${column.name} cannot hold ${String(value)}${inList ? ' in its list: its elements are' : ': it takes'} whole numbers ${describeRange(range)}`,
     );
+  }
+  if (model.kind === 'duration' && outsideRange(dialect.type, model, value)) {
+    refuse(`${column.name} cannot hold ${String(value)}: it takes durations ${DURATION_RANGE}`);
   }
   if (model.kind === 'uuid' && !isUuidText(value)) {
     refuse(
