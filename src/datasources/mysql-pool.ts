@@ -512,6 +512,13 @@ function executeStreaming(
   return new Promise((resolve, reject) => {
     let inResultSet = false;
     let header: unknown;
+    // mysql2 emits `end` after `error` too: the first outcome settles the statement.
+    let settled = false;
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    };
     const core = held.connection.connection as unknown as StreamingConnection;
     core
       .execute(query.sql, query.params.map(toMysqlParameter))
@@ -519,14 +526,19 @@ function executeStreaming(
         if (fields) inResultSet = true;
       })
       .on('result', (row) => {
+        if (settled) return;
         if (!inResultSet) header = row;
         else if (!reader.accept(row as Record<string, unknown>)) {
           held.discard();
-          reject(reader.refusal?.reason);
+          fail(reader.refusal?.reason);
         }
       })
-      .on('error', reject)
-      .on('end', () => resolve(resultOf(query, inResultSet ? reader.rows : header)));
+      .on('error', fail)
+      .on('end', () => {
+        if (settled) return;
+        settled = true;
+        resolve(resultOf(query, inResultSet ? reader.rows : header));
+      });
   });
 }
 
@@ -543,7 +555,8 @@ function resultOf(query: CompiledQuery, result: unknown): StatementResult {
       affected: /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i.test(query.sql) ? rows.length : undefined,
     };
   }
-  const header = result as ResultSetHeader;
+  const header = result as ResultSetHeader | undefined;
+  if (!header) return { rows: [], affected: undefined };
   // insertId is 0 when the INSERT generated no key (mysql2 ResultSetHeader).
   return {
     rows: [],
