@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { SERVICE_URLS, describeWith } from '../test/support/services';
 import { DomainError, ErrorCode } from './common/domain-error';
 import type { AppConfig } from './config/app-config';
-import type { PoolOptions, SqlPool } from './datasources/dialect';
+import type { PoolOptions, SqlPool } from './datasources/core/dialect';
 import { MysqlPool } from './datasources/mysql-pool';
 import { PostgresPool } from './datasources/postgres-pool';
 import { PostgresDialect } from './datasources/postgres.dialect';

@@ -1,4 +1,4 @@
-import { ALL_ROWS, ModelColumn, SelectPlan } from '../datasources/dialect';
+import { ALL_ROWS, ModelColumn, SelectPlan } from '../datasources/core/dialect';
 import type { ModelTable } from '../platform/version-definition';
 import { planRule, RuleError, rowScope } from './row-rules';
 

@@ -1,4 +1,4 @@
-import type { CompareOp, Condition, ModelColumn } from '../datasources/dialect';
+import type { CompareOp, Condition, ModelColumn } from '../datasources/core/dialect';
 import type { ModelTable } from '../platform/version-definition';
 import type { UserAttributes } from './app-users.service';
 

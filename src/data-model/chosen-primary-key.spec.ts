@@ -1,5 +1,5 @@
 import { DomainError } from '../common/domain-error';
-import type { ColumnKind } from '../datasources/dialect';
+import type { ColumnKind } from '../datasources/core/dialect';
 import type { ModelTable } from '../platform/version-definition';
 import { choosePrimaryKey } from './data-model.service';
 import { isIdColumn, writeActions } from './model-graph';

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
-import type { ListedTable } from '../datasources/dialect';
+import type { ListedTable } from '../datasources/core/dialect';
 import { AppsService } from '../platform/apps.service';
 import { CurrentSession } from '../platform/current-session.decorator';
 import type { PlatformSession } from '../platform/sessions.service';

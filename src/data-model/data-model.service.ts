@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, ErrorCode, invalidInput, notFound } from '../common/domain-error';
-import type { IntrospectedTable, ModelColumn, TableRef } from '../datasources/dialect';
+import type { IntrospectedTable, ModelColumn, TableRef } from '../datasources/core/dialect';
 import type { ModelTable, VersionDefinition } from '../platform/version-definition';
 import { VersionsService } from '../platform/versions.service';
 import { DatasourcesService } from './datasources.service';

@@ -21,7 +21,7 @@ import type {
   IntrospectedTable,
   ListedTable,
   TableRef,
-} from '../datasources/dialect';
+} from '../datasources/core/dialect';
 import { EventsService } from '../events/events.service';
 import { SecretBoxService } from '../platform/secret-box.service';
 import { DatasourceEntity } from './entities/datasource.entity';

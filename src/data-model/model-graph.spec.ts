@@ -1,4 +1,4 @@
-import type { ModelColumn, ModelForeignKey } from '../datasources/dialect';
+import type { ModelColumn, ModelForeignKey } from '../datasources/core/dialect';
 import type { ModelTable } from '../platform/version-definition';
 import {
   isIdColumn,

@@ -1,4 +1,4 @@
-import type { ModelColumn } from '../datasources/dialect';
+import type { ModelColumn } from '../datasources/core/dialect';
 import type { ApiActions, ModelTable } from '../platform/version-definition';
 
 /**

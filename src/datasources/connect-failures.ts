@@ -1,4 +1,4 @@
-import type { DatasourceType } from './dialect';
+import type { DatasourceType } from './core/dialect';
 
 /*
  * Why a datasource connection could not be opened, in the three answers a builder gets

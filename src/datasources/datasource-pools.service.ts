@@ -16,7 +16,7 @@ import type {
   RunOptions,
   SqlPool,
   StatementResult,
-} from './dialect';
+} from './core/dialect';
 import { DatasourceErrors } from './datasources.errors';
 import { MssqlDialect } from './mssql.dialect';
 import { MysqlDialect } from './mysql.dialect';

@@ -1,6 +1,6 @@
 import { DomainError, ErrorCode } from '../common/domain-error';
 import type { ConnectFailure } from './connect-failures';
-import type { DatasourceType } from './dialect';
+import type { DatasourceType } from './core/dialect';
 import { serverName } from './own-store';
 
 /** What a builder should check, by the kind of failure (see `connect-failures.ts`). */

@@ -1,6 +1,6 @@
 import { RequestError as TediousRequestError } from 'tedious';
 import { ErrorMessageToken } from 'tedious/lib/token/token';
-import type { DatabaseRefusal, ModelColumn, WriteContext } from './dialect';
+import type { DatabaseRefusal, ModelColumn, WriteContext } from './core/dialect';
 import { translateMssqlError } from './mssql-errors';
 import { MssqlDialect } from './mssql.dialect';
 

@@ -5,9 +5,9 @@ import type {
   RunOptions,
   SqlPool,
   StatementResult,
-} from './dialect';
+} from './core/dialect';
 import { DatasourceErrors } from './datasources.errors';
-import { RowReader } from './row-bytes';
+import { RowReader } from './core/row-bytes';
 
 /**
  * The part of the `mssql` package (v12, tedious driver) this adapter uses. `mssql` ships no type

@@ -1,7 +1,7 @@
 import { spawnSync } from 'child_process';
 import { join } from 'path';
 import { DomainError } from '../common/domain-error';
-import { ALL_ROWS } from './dialect';
+import { ALL_ROWS } from './core/dialect';
 import type {
   ColumnKind,
   CompiledQuery,
@@ -9,7 +9,7 @@ import type {
   CountPlan,
   SelectPlan,
   SqlPool,
-} from './dialect';
+} from './core/dialect';
 import { parseMssqlUrl } from './mssql-pool';
 import {
   MssqlColumnRow,
@@ -18,7 +18,7 @@ import {
   mssqlKind,
   mssqlTablesFromCatalog,
 } from './mssql.dialect';
-import { ROW_NUMBER_ALIAS } from './sql-compiler';
+import { ROW_NUMBER_ALIAS } from './core/sql-compiler';
 import { modelColumn } from '../../test/support/model-column';
 
 /**

@@ -1,4 +1,4 @@
-import { catalogComment } from './dialect';
+import { catalogComment } from './core/dialect';
 import type {
   PoolOptions,
   Capabilities,
@@ -20,12 +20,12 @@ import type {
   TableRef,
   UpdatePlan,
   WriteContext,
-} from './dialect';
+} from './core/dialect';
 import { identityKey, STORE_FINGERPRINT } from './own-store';
 import { translateMssqlError } from './mssql-errors';
 import { MssqlConfig, MssqlPool, parseMssqlUrl } from './mssql-pool';
-import { ParamList, SqlCompiler } from './sql-compiler';
-import { formatCommon, jsonText } from './value-format';
+import { ParamList, SqlCompiler } from './core/sql-compiler';
+import { formatCommon, jsonText } from './core/value-format';
 
 /**
  * Maps a SQL Server type name (`sys.types` spelling, any case, an optional `(…)` suffix ignored)

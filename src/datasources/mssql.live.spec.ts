@@ -1,6 +1,6 @@
 import { randomBytes } from 'crypto';
 import { describeWith, SERVICE_URLS } from '../../test/support/services';
-import { ALL_ROWS } from './dialect';
+import { ALL_ROWS } from './core/dialect';
 import type {
   ColumnKind,
   CompiledQuery,
@@ -9,7 +9,7 @@ import type {
   SqlPool,
   TableRef,
   WriteContext,
-} from './dialect';
+} from './core/dialect';
 import { MssqlPool, parseMssqlUrl } from './mssql-pool';
 import { MssqlDialect } from './mssql.dialect';
 

@@ -1,4 +1,4 @@
-import type { ModelColumn, WriteContext } from './dialect';
+import type { ModelColumn, WriteContext } from './core/dialect';
 import { translateMysqlError } from './mysql-errors';
 
 /**

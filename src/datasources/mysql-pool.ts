@@ -9,14 +9,14 @@ import type {
   RunOptions,
   SqlPool,
   StatementResult,
-} from './dialect';
+} from './core/dialect';
 import { DatasourceErrors } from './datasources.errors';
-import { RowReader } from './row-bytes';
+import { RowReader } from './core/row-bytes';
 import {
   ClientDeadlineExceeded,
   clientDeadlineMs,
   KEEP_ALIVE_INITIAL_DELAY_MS,
-} from './client-deadline';
+} from './core/client-deadline';
 
 let mysqlDriver: typeof MysqlDriver | undefined;
 

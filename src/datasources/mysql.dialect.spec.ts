@@ -1,6 +1,6 @@
 import mysql from 'mysql2/promise';
-import { ALL_ROWS } from './dialect';
-import type { ColumnKind, CompiledQuery, Condition, CountPlan, SelectPlan } from './dialect';
+import { ALL_ROWS } from './core/dialect';
+import type { ColumnKind, CompiledQuery, Condition, CountPlan, SelectPlan } from './core/dialect';
 import { MysqlDecimal, parseMysqlUrl, toMysqlParameter } from './mysql-pool';
 import {
   escapeMysqlLike,
@@ -10,7 +10,7 @@ import {
   mysqlKind,
   singlePrecision,
 } from './mysql.dialect';
-import { ROW_NUMBER_ALIAS } from './sql-compiler';
+import { ROW_NUMBER_ALIAS } from './core/sql-compiler';
 import { modelColumn } from '../../test/support/model-column';
 
 /**

@@ -1,4 +1,4 @@
-import { catalogComment } from './dialect';
+import { catalogComment } from './core/dialect';
 import type {
   PoolOptions,
   Capabilities,
@@ -17,12 +17,12 @@ import type {
   TableRef,
   UpdatePlan,
   WriteContext,
-} from './dialect';
+} from './core/dialect';
 import { identityKey, STORE_FINGERPRINT } from './own-store';
 import { translateMysqlError } from './mysql-errors';
 import { MysqlDecimal, MysqlPool } from './mysql-pool';
-import { escapeLike, ParamList, SqlCompiler } from './sql-compiler';
-import { formatCommon, formatInstant, jsonText } from './value-format';
+import { escapeLike, ParamList, SqlCompiler } from './core/sql-compiler';
+import { formatCommon, formatInstant, jsonText } from './core/value-format';
 
 /**
  * Maps a MySQL/MariaDB column to a kind, from `information_schema.COLUMNS`' `DATA_TYPE` (`int`)

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
 import { SERVICE_URLS, describeWith } from '../../test/support/services';
-import { ALL_ROWS } from './dialect';
+import { ALL_ROWS } from './core/dialect';
 import type {
   CompiledQuery,
   Condition,
@@ -13,7 +13,7 @@ import type {
   ModelColumn,
   SqlPool,
   WriteContext,
-} from './dialect';
+} from './core/dialect';
 import { translateMysqlError } from './mysql-errors';
 import { MysqlPool, toMysqlParameter } from './mysql-pool';
 import { MysqlDialect } from './mysql.dialect';

@@ -7,7 +7,13 @@ import { createMysqlDatabase, MysqlDatabase } from '../../test/support/mysql-fix
 import { createPgDatabase, PgDatabase } from '../../test/support/postgres-fixture';
 import { describeWith } from '../../test/support/services';
 import { ErrorCode } from '../common/domain-error';
-import type { ConnectionCheck, DatabaseIdentity, Dialect, PoolOptions, SqlPool } from './dialect';
+import type {
+  ConnectionCheck,
+  DatabaseIdentity,
+  Dialect,
+  PoolOptions,
+  SqlPool,
+} from './core/dialect';
 import { MysqlDialect } from './mysql.dialect';
 import { sameDatabase, sqliteFileKeys, StoreGuardError } from './own-store';
 import { PostgresDialect } from './postgres.dialect';

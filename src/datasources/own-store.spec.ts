@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { metadataStoreOptions } from '../metadata-store';
-import type { DatabaseIdentity } from './dialect';
+import type { DatabaseIdentity } from './core/dialect';
 import {
   identityKey,
   ownStoreRefusal,

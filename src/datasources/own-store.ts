@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from 'node:fs';
 import { DomainError, ErrorCode } from '../common/domain-error';
-import type { DatabaseIdentity, DatasourceType } from './dialect';
+import type { DatabaseIdentity, DatasourceType } from './core/dialect';
 
 /*
  * The service's own metadata store is never a datasource (issue 22, item 1): a builder who could

@@ -1,7 +1,7 @@
 import { DataSource, QueryFailedError } from 'typeorm';
 import { createPgDatabase, PgDatabase } from '../../test/support/postgres-fixture';
 import { describeWith } from '../../test/support/services';
-import type { DatabaseRefusal, ModelColumn, WriteContext } from './dialect';
+import type { DatabaseRefusal, ModelColumn, WriteContext } from './core/dialect';
 import { translatePostgresError } from './postgres-errors';
 import { PostgresDialect } from './postgres.dialect';
 

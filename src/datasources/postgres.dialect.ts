@@ -1,7 +1,7 @@
 import type { TlsOptions } from 'node:tls';
 import { PoolConfig, types as pgTypes } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
-import { ARRAY_ELEMENT_KINDS, arrayElement, catalogComment } from './dialect';
+import { ARRAY_ELEMENT_KINDS, arrayElement, catalogComment } from './core/dialect';
 import type {
   Capabilities,
   ColumnKind,
@@ -17,13 +17,13 @@ import type {
   StatementRunner,
   TableRef,
   WriteContext,
-} from './dialect';
+} from './core/dialect';
 import { postgresClientConfig } from './datasource-urls';
 import { identityKey, STORE_FINGERPRINT } from './own-store';
 import { PostgresPool } from './postgres-pool';
 import { translatePostgresError } from './postgres-errors';
-import { SqlCompiler } from './sql-compiler';
-import { formatArrayElements, formatCommon, jsonText } from './value-format';
+import { SqlCompiler } from './core/sql-compiler';
+import { formatArrayElements, formatCommon, jsonText } from './core/value-format';
 
 /** Column names from the JSON text of an array (`["id","region"]`); an empty foreign side is []. */
 function columnNames(json: unknown): string[] {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource, QueryFailedError } from 'typeorm';
-import type { DatabaseRefusal, ModelColumn, WriteContext } from './dialect';
+import type { DatabaseRefusal, ModelColumn, WriteContext } from './core/dialect';
 import { translateSqliteError } from './sqlite-errors';
 import { SqliteDialect } from './sqlite.dialect';
 

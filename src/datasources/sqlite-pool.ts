@@ -3,7 +3,13 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Piscina } from 'piscina';
-import type { CompiledQuery, PoolOptions, RunOptions, SqlPool, StatementResult } from './dialect';
+import type {
+  CompiledQuery,
+  PoolOptions,
+  RunOptions,
+  SqlPool,
+  StatementResult,
+} from './core/dialect';
 import { Cancellation } from '../common/cancellation';
 import { DatasourceErrors } from './datasources.errors';
 import { openSqliteConnection, runSqlite, type SqliteResult } from './sqlite-connection';

@@ -16,13 +16,13 @@ import type {
   StatementRunner,
   TableRef,
   WriteContext,
-} from './dialect';
+} from './core/dialect';
 import { sqliteFileKeys, STORE_FINGERPRINT } from './own-store';
 import { SqlitePool } from './sqlite-pool';
 import { CASEFOLD } from './sqlite-connection';
 import { translateSqliteError } from './sqlite-errors';
-import { ParamList, SqlCompiler } from './sql-compiler';
-import { formatCommon, jsonText } from './value-format';
+import { ParamList, SqlCompiler } from './core/sql-compiler';
+import { formatCommon, jsonText } from './core/value-format';
 
 /** Maps a declared SQLite column type to a kind, following SQLite's affinity rules (sqlite.org/datatype3.html §3.1). */
 export function sqliteKind(declared: string): ColumnKind {

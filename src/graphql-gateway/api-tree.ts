@@ -1,6 +1,6 @@
 import { GRAPHQL_NAME } from '../common/graphql-name';
 import { isIdColumn, Navigation, navigationsOf, requiredColumns } from '../data-model/model-graph';
-import type { DatabaseEnum, ModelColumn } from '../datasources/dialect';
+import type { DatabaseEnum, ModelColumn } from '../datasources/core/dialect';
 import type {
   FieldsTree,
   ModelTable,

@@ -1,4 +1,4 @@
-import type { ColumnKind, ModelColumn, ModelForeignKey } from '../datasources/dialect';
+import type { ColumnKind, ModelColumn, ModelForeignKey } from '../datasources/core/dialect';
 import type {
   FieldsTree,
   ModelTable,

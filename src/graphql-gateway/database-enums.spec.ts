@@ -10,14 +10,14 @@ import {
   parse,
   validateSchema,
 } from 'graphql';
-import { ALL_ROWS } from '../datasources/dialect';
+import { ALL_ROWS } from '../datasources/core/dialect';
 import type {
   CompiledQuery,
   ColumnKind,
   DatabaseEnum,
   ModelColumn,
   StatementResult,
-} from '../datasources/dialect';
+} from '../datasources/core/dialect';
 import type { DatasourceConnection } from '../datasources/datasource-pools.service';
 import { PostgresDialect } from '../datasources/postgres.dialect';
 import type {

@@ -1,5 +1,5 @@
 import { DomainError, ErrorCode } from '../common/domain-error';
-import type { DatabaseRefusal } from '../datasources/dialect';
+import type { DatabaseRefusal } from '../datasources/core/dialect';
 import { HTTP_STATUS_OF } from '../common/http-error.filter';
 
 /** The one map from domain error codes to GraphQL `extensions.code`. */

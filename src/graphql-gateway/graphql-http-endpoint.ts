@@ -25,8 +25,8 @@ import {
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatasourceConnection } from '../datasources/datasource-pools.service';
-import type { CompiledQuery, StatementResult } from '../datasources/dialect';
-import { invalidValueField, isInvalidValueError } from '../datasources/invalid-value';
+import type { CompiledQuery, StatementResult } from '../datasources/core/dialect';
+import { invalidValueField, isInvalidValueError } from '../datasources/core/invalid-value';
 import { DatasourcesService } from '../data-model/datasources.service';
 import { requestIdOf } from '../logging/logging';
 import { MetricsService, OperationKind } from '../metrics/metrics.service';

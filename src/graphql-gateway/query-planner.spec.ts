@@ -1,7 +1,7 @@
-import { ALL_ROWS } from '../datasources/dialect';
+import { ALL_ROWS } from '../datasources/core/dialect';
 import { FieldNode, FragmentDefinitionNode, Kind, OperationDefinitionNode, parse } from 'graphql';
 import { DomainError, ErrorCode } from '../common/domain-error';
-import type { ColumnKind, ModelColumn, ModelForeignKey } from '../datasources/dialect';
+import type { ColumnKind, ModelColumn, ModelForeignKey } from '../datasources/core/dialect';
 import { PostgresDialect } from '../datasources/postgres.dialect';
 import { SqliteDialect, sqliteKind } from '../datasources/sqlite.dialect';
 import type {
@@ -22,8 +22,8 @@ import {
   tableRef,
 } from './query-planner';
 import { modelColumn } from '../../test/support/model-column';
-import { parameterColumn } from '../datasources/sql-compiler';
-import { invalidValueField } from '../datasources/invalid-value';
+import { parameterColumn } from '../datasources/core/sql-compiler';
+import { invalidValueField } from '../datasources/core/invalid-value';
 
 /** The `where` language, order and page of CONTRACT.md §6, from GraphQL arguments to plans. */
 

@@ -9,9 +9,9 @@ import type {
   ModelColumn,
   OrderTerm,
   TableRef,
-} from '../datasources/dialect';
+} from '../datasources/core/dialect';
 import type { ModelTable } from '../platform/version-definition';
-import { arrayElement, UnreadableValue } from '../datasources/dialect';
+import { arrayElement, UnreadableValue } from '../datasources/core/dialect';
 import type { RowNode } from './api-tree';
 import { DatabaseRefusalError } from './graphql-errors';
 import { outsideRange } from './value-ranges';

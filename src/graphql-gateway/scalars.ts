@@ -15,7 +15,7 @@ import {
   ValueNode,
   valueFromASTUntyped,
 } from 'graphql';
-import type { ColumnKind } from '../datasources/dialect';
+import type { ColumnKind } from '../datasources/core/dialect';
 
 /**
  * A scalar whose values travel as text of a given shape. Output is the adapter's formatted text;

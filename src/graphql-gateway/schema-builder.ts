@@ -17,8 +17,8 @@ import {
   GraphQLSchema,
 } from 'graphql';
 import { isRequiredOnInsert } from '../data-model/model-graph';
-import { arrayElement, effectiveKind } from '../datasources/dialect';
-import type { Capabilities, DatabaseEnum, ModelColumn } from '../datasources/dialect';
+import { arrayElement, effectiveKind } from '../datasources/core/dialect';
+import type { Capabilities, DatabaseEnum, ModelColumn } from '../datasources/core/dialect';
 import type {
   ModelEnum,
   ModelTable,

@@ -8,7 +8,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import { DomainError, ErrorCode } from '../common/domain-error';
-import { ALL_ROWS } from '../datasources/dialect';
+import { ALL_ROWS } from '../datasources/core/dialect';
 import type {
   Capabilities,
   ColumnValue,
@@ -18,9 +18,9 @@ import type {
   Dialect,
   StatementResult,
   WriteContext,
-} from '../datasources/dialect';
-import { isInvalidValueError } from '../datasources/invalid-value';
-import { invalidValue, nameInvalidValue, wordList } from '../datasources/refusal-helpers';
+} from '../datasources/core/dialect';
+import { isInvalidValueError } from '../datasources/core/invalid-value';
+import { invalidValue, nameInvalidValue, wordList } from '../datasources/core/refusal-helpers';
 import type { NavigationNode, RowNode } from './api-tree';
 import type { GatewayContext } from './gateway-context';
 import { DatabaseRefusalError } from './graphql-errors';

@@ -6,14 +6,14 @@ import {
   isObjectType,
   validateSchema,
 } from 'graphql';
-import { ALL_ROWS } from '../datasources/dialect';
+import { ALL_ROWS } from '../datasources/core/dialect';
 import type {
   ColumnKind,
   CompiledQuery,
   ModelColumn,
   ModelForeignKey,
   StatementResult,
-} from '../datasources/dialect';
+} from '../datasources/core/dialect';
 import type { DatasourceConnection } from '../datasources/datasource-pools.service';
 import { SqliteDialect } from '../datasources/sqlite.dialect';
 import type {

@@ -1,4 +1,4 @@
-import type { ColumnKind, ModelColumn } from '../datasources/dialect';
+import type { ColumnKind, ModelColumn } from '../datasources/core/dialect';
 import { integerRange, isUuidText, outsideRange } from './value-ranges';
 
 const column = (dbType: string, kind: ColumnKind = 'int'): ModelColumn => ({

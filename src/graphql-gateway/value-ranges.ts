@@ -1,4 +1,4 @@
-import type { DatasourceType, ModelColumn } from '../datasources/dialect';
+import type { DatasourceType, ModelColumn } from '../datasources/core/dialect';
 
 /** The whole numbers a column can hold, both ends included. */
 export interface IntegerRange {

@@ -1,6 +1,6 @@
 import { sameTable } from '../data-model/model-graph';
-import { arrayElement } from '../datasources/dialect';
-import type { ColumnValue, Condition, Dialect, ModelColumn } from '../datasources/dialect';
+import { arrayElement } from '../datasources/core/dialect';
+import type { ColumnValue, Condition, Dialect, ModelColumn } from '../datasources/core/dialect';
 import type { ModelTable } from '../platform/version-definition';
 import type { RowNode } from './api-tree';
 import { DatabaseRefusalError } from './graphql-errors';

@@ -1,4 +1,4 @@
-import type { ModelColumn } from '../datasources/dialect';
+import type { ModelColumn } from '../datasources/core/dialect';
 import type { ModelTable, TableApiDefinition } from '../platform/version-definition';
 import { baseNameOf, rowColumnsOf, starterQuery } from './starter-query';
 

@@ -1,4 +1,4 @@
-import type { IntrospectedTable } from '../datasources/dialect';
+import type { IntrospectedTable } from '../datasources/core/dialect';
 
 /**
  * A table or view imported into an app's model (CONTRACT.md §3). The introspected `kind` is not

@@ -1,4 +1,4 @@
-import type { ColumnKind, ModelColumn } from '../../src/datasources/dialect';
+import type { ColumnKind, ModelColumn } from '../../src/datasources/core/dialect';
 
 /**
  * A model column as introspection gives one: nullable, no default, not generated, no length, no

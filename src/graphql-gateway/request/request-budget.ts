@@ -1,6 +1,6 @@
 import type { Cancellation } from '../../common/cancellation';
 import { DomainError, ErrorCode } from '../../common/domain-error';
-import { rowBytes, type RowSink } from '../../datasources/row-bytes';
+import { rowBytes, type RowSink } from '../../datasources/core/row-bytes';
 
 /** Per-request ceilings on what execution may read (`AppConfig.limits`). */
 export interface BudgetLimits {

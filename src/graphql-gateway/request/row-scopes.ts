@@ -10,7 +10,7 @@ import {
 } from '../../app-access/row-rules';
 import { DomainError } from '../../common/domain-error';
 import { isIdColumn } from '../../data-model/model-graph';
-import { ALL_ROWS, Condition, Dialect, ModelColumn } from '../../datasources/dialect';
+import { ALL_ROWS, Condition, Dialect, ModelColumn } from '../../datasources/core/dialect';
 import type { ModelTable } from '../../platform/version-definition';
 import type { Caller } from '../gateway-context';
 import { columnValue } from '../query-planner';

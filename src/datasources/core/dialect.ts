@@ -1,4 +1,4 @@
-import type { CancelSignal } from '../common/cancellation';
+import type { CancelSignal } from '../../common/cancellation';
 import type { RowSink } from './row-bytes';
 
 /** Database kinds a datasource may be (CONTRACT.md §3). */

@@ -1,15 +1,15 @@
 import { ALL_ROWS } from './dialect';
 import type { CompiledQuery, Dialect, SelectPlan, SqlPool } from './dialect';
-import { MSSQL_LIST_TABLES_SQL, MssqlDialect, mssqlColumnsSql } from './mssql.dialect';
-import { MysqlDialect, mysqlColumnsSql, mysqlTablesSql } from './mysql.dialect';
+import { MSSQL_LIST_TABLES_SQL, MssqlDialect, mssqlColumnsSql } from '../mssql.dialect';
+import { MysqlDialect, mysqlColumnsSql, mysqlTablesSql } from '../mysql.dialect';
 import {
   POSTGRES_COLUMN_DETAILS_SQL,
   POSTGRES_LIST_TABLES_SQL,
   POSTGRES_RELATIONS_SQL,
   PostgresDialect,
   postgresArrayElement,
-} from './postgres.dialect';
-import { SqliteDialect } from './sqlite.dialect';
+} from '../postgres.dialect';
+import { SqliteDialect } from '../sqlite.dialect';
 
 /**
  * The same plans, four SQL texts side by side (DESIGN.md "Golden tests per dialect"). Each

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import { Client } from 'pg';
-import { SERVICE_URLS, describeWith } from '../../test/support/services';
+import { SERVICE_URLS, describeWith } from '../../../test/support/services';
 import { ALL_ROWS, SelectPlan } from './dialect';
-import { MysqlDialect } from './mysql.dialect';
-import { PostgresDialect } from './postgres.dialect';
-import { SqliteDialect } from './sqlite.dialect';
+import { MysqlDialect } from '../mysql.dialect';
+import { PostgresDialect } from '../postgres.dialect';
+import { SqliteDialect } from '../sqlite.dialect';
 
 /**
  * Issue 8, "SQL the database can run from an index": the shape of Q1 (50 orders with a status,

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { SERVICE_URLS, describeWith } from '../../test/support/services';
+import { SERVICE_URLS, describeWith } from '../../../test/support/services';
 import type { Dialect, PoolOptions, SqlPool } from './dialect';
-import { MysqlDialect } from './mysql.dialect';
-import { PostgresDialect } from './postgres.dialect';
+import { MysqlDialect } from '../mysql.dialect';
+import { PostgresDialect } from '../postgres.dialect';
 import type { RowSink } from './row-bytes';
-import { SqliteDialect } from './sqlite.dialect';
+import { SqliteDialect } from '../sqlite.dialect';
 
 /**
  * Issue 22 item 10 at the pool level, on the real databases: rows are charged to the statement's

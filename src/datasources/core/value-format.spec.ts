@@ -1,7 +1,7 @@
 import { arrayElement, effectiveKind, UnreadableValue } from './dialect';
 import type { ColumnKind } from './dialect';
-import { PostgresDialect } from './postgres.dialect';
-import { SqliteDialect } from './sqlite.dialect';
+import { PostgresDialect } from '../postgres.dialect';
+import { SqliteDialect } from '../sqlite.dialect';
 import {
   formatArrayElements,
   formatCommon,
@@ -10,7 +10,7 @@ import {
   formatInstant,
   formatLocalTimestamp,
 } from './value-format';
-import { modelColumn } from '../../test/support/model-column';
+import { modelColumn } from '../../../test/support/model-column';
 
 /** Output forms of CONTRACT.md §6 "Values". */
 

@@ -1,4 +1,4 @@
-import { invalidInput } from '../common/domain-error';
+import { invalidInput } from '../../common/domain-error';
 import type {
   ColumnKind,
   CompiledQuery,

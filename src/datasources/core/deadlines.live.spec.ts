@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import { Client } from 'pg';
-import { SERVICE_URLS, describeWith } from '../../test/support/services';
-import { DomainError, ErrorCode } from '../common/domain-error';
+import { SERVICE_URLS, describeWith } from '../../../test/support/services';
+import { DomainError, ErrorCode } from '../../common/domain-error';
 import type { PoolOptions, SqlPool } from './dialect';
-import { MysqlDialect } from './mysql.dialect';
-import { PostgresDialect } from './postgres.dialect';
-import { SqliteDialect } from './sqlite.dialect';
+import { MysqlDialect } from '../mysql.dialect';
+import { PostgresDialect } from '../postgres.dialect';
+import { SqliteDialect } from '../sqlite.dialect';
 
 /**
  * Issue 7 part 3 at the pool level, on the real databases: every statement has a deadline, an
