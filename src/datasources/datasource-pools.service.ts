@@ -21,7 +21,7 @@ import { DatasourceErrors } from './datasources.errors';
 import { MssqlDialect } from './mssql.dialect';
 import { MysqlDialect } from './mysql.dialect';
 import { ownStoreRefusal, sqliteFileKeys, storeCheckFailed, StoreGuardError } from './own-store';
-import { PostgresDialect } from './postgres.dialect';
+import { PostgresDialect } from './postgres/dialect';
 import { SqliteDialect } from './sqlite.dialect';
 
 /** A datasource ready for queries: its dialect and a way to run compiled SQL on its pool. */

@@ -18,7 +18,7 @@ import {
   storedSqliteUrl,
   postgresTls,
 } from './datasource-urls';
-import { PostgresDialect } from './postgres.dialect';
+import { PostgresDialect } from './postgres/dialect';
 
 /** The refusal `run` throws: an INVALID_INPUT DomainError. */
 function refusal(run: () => unknown): DomainError {

@@ -16,7 +16,7 @@ import type {
 } from './core/dialect';
 import { MysqlDialect } from './mysql.dialect';
 import { sameDatabase, sqliteFileKeys, StoreGuardError } from './own-store';
-import { PostgresDialect } from './postgres.dialect';
+import { PostgresDialect } from './postgres/dialect';
 import { SqliteDialect } from './sqlite.dialect';
 
 /**

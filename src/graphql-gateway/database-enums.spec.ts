@@ -19,7 +19,7 @@ import type {
   StatementResult,
 } from '../datasources/core/dialect';
 import type { DatasourceConnection } from '../datasources/datasource-pools.service';
-import { PostgresDialect } from '../datasources/postgres.dialect';
+import { PostgresDialect } from '../datasources/postgres/dialect';
 import type {
   ModelEnum,
   ModelTable,

@@ -2,7 +2,7 @@ import { ALL_ROWS } from '../datasources/core/dialect';
 import { FieldNode, FragmentDefinitionNode, Kind, OperationDefinitionNode, parse } from 'graphql';
 import { DomainError, ErrorCode } from '../common/domain-error';
 import type { ColumnKind, ModelColumn, ModelForeignKey } from '../datasources/core/dialect';
-import { PostgresDialect } from '../datasources/postgres.dialect';
+import { PostgresDialect } from '../datasources/postgres/dialect';
 import { SqliteDialect, sqliteKind } from '../datasources/sqlite.dialect';
 import type {
   ModelTable,

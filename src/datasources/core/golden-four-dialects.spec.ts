@@ -6,9 +6,9 @@ import {
   POSTGRES_COLUMN_DETAILS_SQL,
   POSTGRES_LIST_TABLES_SQL,
   POSTGRES_RELATIONS_SQL,
-  PostgresDialect,
   postgresArrayElement,
-} from '../postgres.dialect';
+} from '../postgres/introspection';
+import { PostgresDialect } from '../postgres/dialect';
 import { SqliteDialect } from '../sqlite.dialect';
 
 /**

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { SERVICE_URLS, describeWith } from '../../../test/support/services';
 import type { Dialect, PoolOptions, SqlPool } from './dialect';
 import { MysqlDialect } from '../mysql.dialect';
-import { PostgresDialect } from '../postgres.dialect';
+import { PostgresDialect } from '../postgres/dialect';
 import type { RowSink } from './row-bytes';
 import { SqliteDialect } from '../sqlite.dialect';
 

@@ -1,6 +1,6 @@
 import { ALL_ROWS } from './dialect';
 import type { CompiledQuery, Condition, CountPlan, SelectPlan } from './dialect';
-import { PostgresDialect } from '../postgres.dialect';
+import { PostgresDialect } from '../postgres/dialect';
 import { escapeLike, likePattern, ROW_NUMBER_ALIAS } from './sql-compiler';
 import { SqliteDialect } from '../sqlite.dialect';
 

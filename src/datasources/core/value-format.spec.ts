@@ -1,6 +1,6 @@
 import { arrayElement, effectiveKind, UnreadableValue } from './dialect';
 import type { ColumnKind } from './dialect';
-import { PostgresDialect } from '../postgres.dialect';
+import { PostgresDialect } from '../postgres/dialect';
 import { SqliteDialect } from '../sqlite.dialect';
 import {
   formatArrayElements,

@@ -1,19 +1,19 @@
 import { Client, Pool, PoolClient, PoolConfig, Query, QueryResult } from 'pg';
-import { DomainError } from '../common/domain-error';
+import { DomainError } from '../../common/domain-error';
 import type {
   CompiledQuery,
   PoolOptions,
   RunOptions,
   SqlPool,
   StatementResult,
-} from './core/dialect';
-import { DatasourceErrors } from './datasources.errors';
-import { RowReader } from './core/row-bytes';
+} from '../core/dialect';
+import { DatasourceErrors } from '../datasources.errors';
+import { RowReader } from '../core/row-bytes';
 import {
   ClientDeadlineExceeded,
   clientDeadlineMs,
   KEEP_ALIVE_INITIAL_DELAY_MS,
-} from './core/client-deadline';
+} from '../core/client-deadline';
 
 /** SQLSTATE of a statement cancelled by `statement_timeout` or a cancel request (PostgreSQL docs, Appendix A). */
 const QUERY_CANCELED = '57014';

@@ -1,4 +1,4 @@
-import { isUnavailable, isUnpopulatedMaterializedView } from './postgres-pool';
+import { isUnavailable, isUnpopulatedMaterializedView } from './pool';
 
 /** The error node-postgres gives for `SELECT` on a materialized view created `WITH NO DATA`. */
 const UNPOPULATED = Object.assign(

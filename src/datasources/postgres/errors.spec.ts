@@ -1,9 +1,9 @@
 import { DataSource, QueryFailedError } from 'typeorm';
-import { createPgDatabase, PgDatabase } from '../../test/support/postgres-fixture';
-import { describeWith } from '../../test/support/services';
-import type { DatabaseRefusal, ModelColumn, WriteContext } from './core/dialect';
-import { translatePostgresError } from './postgres-errors';
-import { PostgresDialect } from './postgres.dialect';
+import { createPgDatabase, PgDatabase } from '../../../test/support/postgres-fixture';
+import { describeWith } from '../../../test/support/services';
+import type { DatabaseRefusal, ModelColumn, WriteContext } from '../core/dialect';
+import { translatePostgresError } from './errors';
+import { PostgresDialect } from './dialect';
 
 /**
  * CONTRACT.md §6 "Database refusals" on PostgreSQL: every error here is a real one, raised by the

@@ -1,5 +1,5 @@
-import type { DatabaseRefusal, WriteContext } from './core/dialect';
-import { invalidValue, isObject, knownColumn, text, wordList } from './core/refusal-helpers';
+import type { DatabaseRefusal, WriteContext } from '../core/dialect';
+import { invalidValue, isObject, knownColumn, text, wordList } from '../core/refusal-helpers';
 
 /**
  * SQLSTATE codes of the four refusals (PostgreSQL docs, Appendix A "PostgreSQL Error Codes",

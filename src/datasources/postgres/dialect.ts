@@ -1,0 +1,102 @@
+import type { TlsOptions } from 'node:tls';
+import type { PoolConfig } from 'pg';
+import type { DataSourceOptions } from 'typeorm';
+import type {
+  Capabilities,
+  DatabaseIdentity,
+  DatabaseRefusal,
+  Dialect,
+  IntrospectedTable,
+  ListedTable,
+  ModelColumn,
+  PoolOptions,
+  SqlPool,
+  StatementRunner,
+  TableRef,
+  WriteContext,
+} from '../core/dialect';
+import { postgresClientConfig } from '../datasource-urls';
+import { PostgresCompiler } from './compiler';
+import { translatePostgresError } from './errors';
+import { identifyPostgres, introspectPostgres, listPostgresTables } from './introspection';
+import { PostgresPool } from './pool';
+import { formatPostgresValue, postgresBindValue, postgresComparedAs, typeParsers } from './values';
+
+/**
+ * PostgreSQL adapter (`pg` through a TypeORM pool). Quoting with `"`, `$n` placeholders,
+ * `ILIKE … ESCAPE '\'` for case-insensitive literal matching, explicit `NULLS FIRST/LAST` because
+ * PostgreSQL sorts NULL as the largest value (PostgreSQL docs, "ORDER BY"). Assembles the
+ * dialect's pieces: its SQL syntax (`compiler.ts`), catalog reads (`introspection.ts`), values
+ * (`values.ts`), refusals (`errors.ts`) and pool (`pool.ts`).
+ */
+export class PostgresDialect extends PostgresCompiler implements Dialect {
+  readonly type = 'postgres' as const;
+
+  /** Opens a {@link PostgresPool}: URL parsed by `postgresClientConfig`, dates as text, UTC sessions. */
+  async open(url: string, options: PoolOptions): Promise<SqlPool> {
+    return PostgresPool.open(this.clientConfig(url), options);
+  }
+
+  capabilities(): Capabilities {
+    return { insertReturning: true, updateReturning: true };
+  }
+
+  /** Who a connection reached: {@link identifyPostgres}. */
+  async identify(run: StatementRunner): Promise<DatabaseIdentity> {
+    return identifyPostgres(run);
+  }
+
+  /**
+   * The `pg` settings of a datasource URL (allow-listed by `postgresClientConfig`): date/time
+   * types kept as text, sessions in UTC (timestamptz text then always carries +00).
+   * @throws DomainError INVALID_INPUT for a URL outside the allow-list.
+   */
+  clientConfig(url: string): PoolConfig {
+    return { ...postgresClientConfig(url), types: typeParsers, options: '-c TimeZone=UTC' };
+  }
+
+  /** TypeORM options for the same settings (tests that drive TypeORM on a datasource). */
+  connectionOptions(url: string): DataSourceOptions {
+    const { types, options, ...config } = this.clientConfig(url);
+    return {
+      type: 'postgres',
+      host: config.host,
+      port: config.port,
+      username: config.user,
+      password: config.password as string | undefined,
+      database: config.database,
+      ssl: config.ssl as false | TlsOptions,
+      extra: { types, options },
+      logging: false,
+    };
+  }
+
+  /** The tables and views a login sees: {@link listPostgresTables}. */
+  async listTables(pool: SqlPool): Promise<ListedTable[]> {
+    return listPostgresTables(pool);
+  }
+
+  /** Columns, keys and kind of tables: {@link introspectPostgres}. */
+  async introspect(pool: SqlPool, tables: TableRef[]): Promise<IntrospectedTable[]> {
+    return introspectPostgres(pool, tables);
+  }
+
+  translateError(error: unknown, context: WriteContext): DatabaseRefusal | null {
+    return translatePostgresError(error, context);
+  }
+
+  /** A value as bound: {@link postgresBindValue}. */
+  bindValue(column: ModelColumn, value: unknown): unknown {
+    return postgresBindValue(column, value);
+  }
+
+  /** How `eq` compares a column: {@link postgresComparedAs}. */
+  comparedAs(column: ModelColumn): string | null {
+    return postgresComparedAs(column);
+  }
+
+  /** A value as read: {@link formatPostgresValue}. */
+  formatValue(column: ModelColumn, raw: unknown): unknown {
+    return formatPostgresValue(column, raw);
+  }
+}
