@@ -22,7 +22,7 @@ import { MssqlDialect } from './mssql.dialect';
 import { MysqlDialect } from './mysql.dialect';
 import { ownStoreRefusal, sqliteFileKeys, storeCheckFailed, StoreGuardError } from './own-store';
 import { PostgresDialect } from './postgres/dialect';
-import { SqliteDialect } from './sqlite.dialect';
+import { SqliteDialect } from './sqlite/dialect';
 
 /** A datasource ready for queries: its dialect and a way to run compiled SQL on its pool. */
 export interface DatasourceConnection {

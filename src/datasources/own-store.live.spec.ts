@@ -17,7 +17,7 @@ import type {
 import { MysqlDialect } from './mysql.dialect';
 import { sameDatabase, sqliteFileKeys, StoreGuardError } from './own-store';
 import { PostgresDialect } from './postgres/dialect';
-import { SqliteDialect } from './sqlite.dialect';
+import { SqliteDialect } from './sqlite/dialect';
 
 /**
  * Issue 22 item 1 at the adapter level, on the real databases: `identify()` tells the same

@@ -3,7 +3,8 @@ import { FieldNode, FragmentDefinitionNode, Kind, OperationDefinitionNode, parse
 import { DomainError, ErrorCode } from '../common/domain-error';
 import type { ColumnKind, ModelColumn, ModelForeignKey } from '../datasources/core/dialect';
 import { PostgresDialect } from '../datasources/postgres/dialect';
-import { SqliteDialect, sqliteKind } from '../datasources/sqlite.dialect';
+import { SqliteDialect } from '../datasources/sqlite/dialect';
+import { sqliteKind } from '../datasources/sqlite/introspection';
 import type {
   ModelTable,
   TableApiDefinition,

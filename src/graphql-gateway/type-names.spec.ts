@@ -15,7 +15,7 @@ import type {
   StatementResult,
 } from '../datasources/core/dialect';
 import type { DatasourceConnection } from '../datasources/datasource-pools.service';
-import { SqliteDialect } from '../datasources/sqlite.dialect';
+import { SqliteDialect } from '../datasources/sqlite/dialect';
 import type {
   FieldsTree,
   ModelEnum,

@@ -10,7 +10,7 @@ import { DomainError, ErrorCode } from '../../common/domain-error';
 import type { PoolOptions, SqlPool } from './dialect';
 import { MysqlDialect } from '../mysql.dialect';
 import { PostgresDialect } from '../postgres/dialect';
-import { SqliteDialect } from '../sqlite.dialect';
+import { SqliteDialect } from '../sqlite/dialect';
 
 /**
  * Issue 7 part 3 at the pool level, on the real databases: every statement has a deadline, an

@@ -9,7 +9,7 @@ import {
   postgresArrayElement,
 } from '../postgres/introspection';
 import { PostgresDialect } from '../postgres/dialect';
-import { SqliteDialect } from '../sqlite.dialect';
+import { SqliteDialect } from '../sqlite/dialect';
 
 /**
  * The same plans, four SQL texts side by side (DESIGN.md "Golden tests per dialect"). Each

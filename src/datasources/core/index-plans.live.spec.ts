@@ -9,7 +9,7 @@ import { SERVICE_URLS, describeWith } from '../../../test/support/services';
 import { ALL_ROWS, SelectPlan } from './dialect';
 import { MysqlDialect } from '../mysql.dialect';
 import { PostgresDialect } from '../postgres/dialect';
-import { SqliteDialect } from '../sqlite.dialect';
+import { SqliteDialect } from '../sqlite/dialect';
 
 /**
  * Issue 8, "SQL the database can run from an index": the shape of Q1 (50 orders with a status,

@@ -5,7 +5,7 @@ import { MssqlDialect } from '../mssql.dialect';
 import { MysqlDialect } from '../mysql.dialect';
 import { PostgresDialect } from '../postgres/dialect';
 import { PARAMETER_LIMITS } from './sql-compiler';
-import { SqliteDialect } from '../sqlite.dialect';
+import { SqliteDialect } from '../sqlite/dialect';
 
 /**
  * Issue 22 item 10 (b): a statement is refused while it is compiled, before any SQL is sent, when

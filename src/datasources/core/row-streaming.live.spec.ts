@@ -7,7 +7,7 @@ import type { Dialect, PoolOptions, SqlPool } from './dialect';
 import { MysqlDialect } from '../mysql.dialect';
 import { PostgresDialect } from '../postgres/dialect';
 import type { RowSink } from './row-bytes';
-import { SqliteDialect } from '../sqlite.dialect';
+import { SqliteDialect } from '../sqlite/dialect';
 
 /**
  * Issue 22 item 10 at the pool level, on the real databases: rows are charged to the statement's

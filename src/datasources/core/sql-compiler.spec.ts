@@ -2,7 +2,7 @@ import { ALL_ROWS } from './dialect';
 import type { CompiledQuery, Condition, CountPlan, SelectPlan } from './dialect';
 import { PostgresDialect } from '../postgres/dialect';
 import { escapeLike, likePattern, ROW_NUMBER_ALIAS } from './sql-compiler';
-import { SqliteDialect } from '../sqlite.dialect';
+import { SqliteDialect } from '../sqlite/dialect';
 
 /**
  * Golden tests of the shared SQL compiler through its two adapters (CONTRACT.md §6: the `where`

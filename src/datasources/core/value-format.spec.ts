@@ -1,7 +1,7 @@
 import { arrayElement, effectiveKind, UnreadableValue } from './dialect';
 import type { ColumnKind } from './dialect';
 import { PostgresDialect } from '../postgres/dialect';
-import { SqliteDialect } from '../sqlite.dialect';
+import { SqliteDialect } from '../sqlite/dialect';
 import {
   formatArrayElements,
   formatCommon,

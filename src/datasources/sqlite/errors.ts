@@ -1,5 +1,5 @@
-import type { DatabaseRefusal, WriteContext } from './core/dialect';
-import { invalidValue, isObject, soleColumnOf, text, wordList } from './core/refusal-helpers';
+import type { DatabaseRefusal, WriteContext } from '../core/dialect';
+import { invalidValue, isObject, soleColumnOf, text, wordList } from '../core/refusal-helpers';
 
 /**
  * Translates a SQLite error into the contract's refusal (CONTRACT.md §6 "Database refusals"), or

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource, QueryFailedError } from 'typeorm';
-import type { DatabaseRefusal, ModelColumn, WriteContext } from './core/dialect';
-import { translateSqliteError } from './sqlite-errors';
-import { SqliteDialect } from './sqlite.dialect';
+import type { DatabaseRefusal, ModelColumn, WriteContext } from '../core/dialect';
+import { translateSqliteError } from './errors';
+import { SqliteDialect } from './dialect';
 
 /**
  * CONTRACT.md §6 "Database refusals" on SQLite: every error here is a real one, raised by

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { rowBytes } from './core/row-bytes';
+import { rowBytes } from '../core/row-bytes';
 
 /** SQL function registered on every SQLite connection: Unicode lower-casing for LIKE (SQLite's own is ASCII-only). */
 export const CASEFOLD = 'tg_casefold';

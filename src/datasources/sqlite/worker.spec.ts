@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import runTask, { openConnections, SQLITE_CONNECTIONS_PER_THREAD } from './sqlite-worker';
+import runTask, { openConnections, SQLITE_CONNECTIONS_PER_THREAD } from './worker';
 
 /**
  * A SQLite worker thread keeps at most SQLITE_CONNECTIONS_PER_THREAD connections open (issue 22,

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import { openSqliteConnection, runSqlite, SqliteResult } from './sqlite-connection';
+import { openSqliteConnection, runSqlite, SqliteResult } from './connection';
 
 /**
  * One statement for a worker thread: the datasource file, SQL and bound parameters, and the bytes

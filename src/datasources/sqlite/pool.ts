@@ -9,11 +9,11 @@ import type {
   RunOptions,
   SqlPool,
   StatementResult,
-} from './core/dialect';
-import { Cancellation } from '../common/cancellation';
-import { DatasourceErrors } from './datasources.errors';
-import { openSqliteConnection, runSqlite, type SqliteResult } from './sqlite-connection';
-import type { SqliteTask, SqliteTaskError } from './sqlite-worker';
+} from '../core/dialect';
+import { Cancellation } from '../../common/cancellation';
+import { DatasourceErrors } from '../datasources.errors';
+import { openSqliteConnection, runSqlite, type SqliteResult } from './connection';
+import type { SqliteTask, SqliteTaskError } from './worker';
 
 /**
  * Worker threads shared by every SQLite datasource of the process: at least 2, at most 4, so
@@ -30,9 +30,9 @@ const MAIN_THREAD_BUSY_TIMEOUT_MS = 1_000;
  * sources (Jest), the build's copy (`npm test` builds first).
  */
 function workerFile(): string {
-  const beside = join(__dirname, 'sqlite-worker.js');
+  const beside = join(__dirname, 'worker.js');
   if (existsSync(beside)) return beside;
-  return resolve(__dirname, '../../dist/src/datasources/sqlite-worker.js');
+  return resolve(__dirname, '../../../dist/src/datasources/sqlite/worker.js');
 }
 
 let shared: Piscina | null = null;

@@ -1,0 +1,37 @@
+import { ParamList, SqlCompiler } from '../core/sql-compiler';
+import { CASEFOLD } from './connection';
+
+/**
+ * SQLite's SQL syntax for the shared {@link SqlCompiler}: quoting with `"`, `?` placeholders,
+ * `tg_casefold` for case-insensitive LIKE beyond ASCII, timestamps compared through `strftime`,
+ * `LIMIT -1` for an offset without a limit.
+ */
+export abstract class SqliteCompiler extends SqlCompiler {
+  quote(identifier: string): string {
+    return `"${identifier.replace(/"/g, '""')}"`;
+  }
+
+  protected placeholder(): string {
+    return '?';
+  }
+
+  /**
+   * SQLite keeps a date and time as text, in whatever form its writer used (`2024-01-10 08:00:00`,
+   * `…T08:00:00.5`, `….500`), and text order is not time order across forms: both sides of a
+   * comparison are read as `YYYY-MM-DD HH:MM:SS.SSS` by `strftime` (sqlite.org/lang_datefunc.html:
+   * `%f` is seconds with three fraction digits; an offset is applied; text that is no time is
+   * NULL, which matches nothing). Fractions beyond the millisecond do not count, as on output.
+   */
+  protected override timestampOperand(sql: string): string {
+    return `strftime('%Y-%m-%d %H:%M:%f', ${sql})`;
+  }
+
+  protected likeInsensitive(column: string, pattern: string): string {
+    return `${CASEFOLD}(${column}) LIKE ${CASEFOLD}(${pattern}) ESCAPE '\\'`;
+  }
+
+  protected override paginate(take: number | null, skip: number, params: ParamList): string {
+    if (take === null) return skip > 0 ? ` LIMIT -1 OFFSET ${params.add(skip)}` : '';
+    return super.paginate(take, skip, params);
+  }
+}
