@@ -48,7 +48,6 @@ import {
 } from './scalars';
 import {
   addResolver,
-  countResolver,
   deleteResolver,
   getResolver,
   navigationResolver,
@@ -56,9 +55,8 @@ import {
 } from './table-resolvers';
 import { referencesOf, writableColumns } from './write-planner';
 import { DatabaseRefusalError } from './graphql-errors';
-
-/** The Table API action behind a root field. */
-export type ApiAction = 'select' | 'insert' | 'update' | 'delete';
+import { OPERATION_KINDS } from './operations';
+import type { ApiAction, OperationContext } from './operations/operation-kind';
 
 /** What the endpoint-scope step needs to know of a root field (CONTRACT.md §6). */
 export interface RootFieldInfo {
@@ -495,12 +493,12 @@ export class VersionTypes {
           args: factory.listArgs(node),
           resolve: getResolver(node) as never,
         };
-        queries[`count${base}`] = {
-          action: 'select',
-          type: new GraphQLNonNull(GraphQLInt),
-          args: { where: { type: factory.filter(node) } },
-          resolve: countResolver(node) as never,
-        };
+      }
+      const ctx: OperationContext = { node, types: factory, capabilities: can, tables: def.tables };
+      for (const kind of OPERATION_KINDS) {
+        if (!kind.offered(api, node)) continue;
+        const into = kind.root === 'query' ? queries : mutations;
+        into[kind.rootFieldName(base)] = { action: kind.action, ...kind.field(ctx) };
       }
       this.apis.push({ api, queries, mutations });
     }

@@ -1,12 +1,5 @@
 import DataLoader from 'dataloader';
-import {
-  type FieldNode,
-  getArgumentValues,
-  type GraphQLFieldResolver,
-  type GraphQLResolveInfo,
-  Kind,
-  type ValueNode,
-} from 'graphql';
+import type { FieldNode, GraphQLFieldResolver } from 'graphql';
 import { DomainError, ErrorCode } from '../common/domain-error';
 import { ALL_ROWS } from '../datasources/core/dialect';
 import type {
@@ -26,7 +19,6 @@ import type { GatewayContext } from './gateway-context';
 import { DatabaseRefusalError } from './graphql-errors';
 import {
   columnKinds,
-  FilterInput,
   planOrder,
   planPage,
   planWhere,
@@ -34,133 +26,15 @@ import {
   shapeRows,
   tableRef,
 } from './query-planner';
-import type { RowScopes } from './request/row-scopes';
+import { admitsEveryRow, type RowScopes } from './request/row-scopes';
+import { type Args, type ListArgs, withGraphQLArguments } from './operations/arguments';
+import { type PlannedRead, plannedRead } from './operations/planned-read';
 import { planValues, primaryKeyCondition, Reference, writableColumns } from './write-planner';
-
-/** Arguments of `get<Base>` and of one-to-many navigation fields. */
-export interface ListArgs {
-  where?: FilterInput | null;
-  order?: Record<string, 'ASC' | 'DESC'>[] | null;
-  take?: number | null;
-  skip?: number | null;
-}
 
 type Row = Record<string, unknown>;
 
 /** Parent keys per batch: bounded so the IN list stays within every database's parameter limit. */
 const MAX_BATCH = 1000;
-
-/** Arguments read per request (its variable values) and field occurrence (its field nodes). */
-const ARGUMENTS = new WeakMap<object, WeakMap<readonly FieldNode[], Record<string, unknown>>>();
-
-/** Marks a field occurrence whose arguments read variables, so are read per request. */
-const PER_REQUEST = Symbol('arguments read per request');
-
-/**
- * Arguments of field occurrences that read no variable: the same in every request, so read once
- * per occurrence of a cached operation (graphql-jit hands every request the `fieldNodes` array it
- * compiled the occurrence with; graphql-js makes new ones per execution, which then only miss).
- */
-const LITERAL_ARGUMENTS = new WeakMap<
-  readonly FieldNode[],
-  Record<string, unknown> | typeof PER_REQUEST
->();
-
-/**
- * Whether a value node is or holds a variable. Recursive: the document passed validation, whose
- * rules recurse through the same literals (a literal too deep for them was refused at compile).
- */
-function readsVariable(value: ValueNode): boolean {
-  if (value.kind === Kind.VARIABLE) return true;
-  if (value.kind === Kind.LIST) return value.values.some(readsVariable);
-  if (value.kind === Kind.OBJECT) return value.fields.some((f) => readsVariable(f.value));
-  return false;
-}
-
-/** Whether a field occurrence's arguments are all literals (they then never change). */
-function hasLiteralArguments(info: GraphQLResolveInfo): boolean {
-  return literalArguments(info) !== PER_REQUEST;
-}
-
-function literalArguments(info: GraphQLResolveInfo): Record<string, unknown> | typeof PER_REQUEST {
-  let args = LITERAL_ARGUMENTS.get(info.fieldNodes);
-  if (args === undefined) {
-    const node = info.fieldNodes[0];
-    const variables = (node.arguments ?? []).some((a) => readsVariable(a.value));
-    args = variables ? PER_REQUEST : readArguments(info);
-    LITERAL_ARGUMENTS.set(info.fieldNodes, args);
-  }
-  return args;
-}
-
-function readArguments(info: GraphQLResolveInfo): Record<string, unknown> {
-  const field = info.parentType.getFields()[info.fieldName];
-  return getArgumentValues(field, info.fieldNodes[0], info.variableValues);
-}
-
-/**
- * A field's arguments as graphql-js's `getArgumentValues` reads them from the field node and the
- * request's coerced variables, whichever executor called the resolver. graphql-jit builds them
- * otherwise: it writes literal values into generated code as JSON (a `Base64` literal's Buffer
- * arrives as `{type, data}`) and gives a variable left out inside a literal object or list
- * `null` where graphql-js leaves the field out. Arguments that read no variable are read once per
- * field occurrence ({@link LITERAL_ARGUMENTS}); others once per field occurrence and request, so
- * every parent row of a navigation field shares one object: resolvers never change their
- * arguments.
- * @throws GraphQLError as `getArgumentValues` does (a non-null argument given a null variable).
- */
-function argumentsOf(info: GraphQLResolveInfo): Record<string, unknown> {
-  const literal = literalArguments(info);
-  if (literal !== PER_REQUEST) return literal;
-  const variables = (info.variableValues ?? {}) as object;
-  let byField = ARGUMENTS.get(variables);
-  if (!byField) ARGUMENTS.set(variables, (byField = new WeakMap()));
-  let args = byField.get(info.fieldNodes);
-  if (!args) {
-    args = readArguments(info);
-    byField.set(info.fieldNodes, args);
-  }
-  return args;
-}
-
-/** `resolve` called with {@link argumentsOf} in place of the executor's arguments. */
-function withGraphQLArguments<S, A>(
-  resolve: GraphQLFieldResolver<S, GatewayContext, A>,
-): GraphQLFieldResolver<S, GatewayContext, A> {
-  return (source, _args, ctx, info) => resolve(source, argumentsOf(info) as A, ctx, info);
-}
-
-/**
- * A root read's statement (null: `take: 0`, nothing to run) and the columns it reads. Planned from
- * the arguments, the caller's scope and the dialect only, so a field occurrence whose arguments
- * are literals, read by a caller no row rule bounds, is planned once (issue 8 item 1: the SQL of a
- * cached operation is not built again per request). Kept per field occurrence in a WeakMap: it
- * lives as long as the cached operation, whose document the cache charges by its text (a
- * statement's SQL and values are bounded by that text).
- */
-interface PlannedRead {
-  query: CompiledQuery | null;
-  columns: string[];
-}
-
-/**
- * The planned statement of a root read for this request: the one kept for the field occurrence
- * when {@link PlannedRead} allows, else `plan()` now (kept when it allows).
- */
-function plannedRead(
-  kept: WeakMap<readonly FieldNode[], PlannedRead>,
-  info: GraphQLResolveInfo,
-  scope: Condition,
-  plan: () => PlannedRead,
-): PlannedRead {
-  const keep = admitsEveryRow(scope) && hasLiteralArguments(info);
-  let read = keep ? kept.get(info.fieldNodes) : undefined;
-  if (!read) {
-    read = plan();
-    if (keep) kept.set(info.fieldNodes, read);
-  }
-  return read;
-}
 
 /** `get<Base>`: one SELECT with the filter, order and page, reading only the requested columns. */
 export function getResolver(
@@ -188,27 +62,6 @@ export function getResolver(
     });
     if (!query) return [];
     return shapeRows(node.table, columns, (await conn.run(query)).rows, conn.dialect);
-  });
-}
-
-/** `count<Base>`: one `SELECT COUNT(*)` with the same filter as `get<Base>`, planned as a get is. */
-export function countResolver(
-  node: RowNode,
-): GraphQLFieldResolver<unknown, GatewayContext, { where?: FilterInput | null }> {
-  const kept = new WeakMap<readonly FieldNode[], PlannedRead>();
-  return withGraphQLArguments(async (_source, args, ctx, info) => {
-    const conn = await ctx.connection(node.table.datasourceId);
-    const scope = ctx.scopes.of(node.table, conn.dialect);
-    const { query } = plannedRead(kept, info, scope, () => ({
-      query: conn.dialect.compileCount({
-        table: tableRef(node.table),
-        where: planWhere(node, args.where, conn.dialect),
-        scope,
-      }),
-      columns: [],
-    }));
-    const { rows } = await conn.run(query!);
-    return Number(rows[0]?.count ?? 0);
   });
 }
 
@@ -340,13 +193,6 @@ async function runWrite(
     }
     throw new DatabaseRefusalError(refusal);
   }
-}
-
-type Args = Record<string, unknown>;
-
-/** Whether a scope admits every row (no rule bounds the caller): then no check is needed. */
-function admitsEveryRow(scope: Condition): boolean {
-  return scope.kind === 'and' && scope.items.length === 0;
 }
 
 /**

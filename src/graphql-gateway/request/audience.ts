@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { scopeCoversApi, scopeForApp, type ScopeEntry } from '../../api-keys/api-keys.service';
 import type { Caller } from '../gateway-context';
-import type { ApiAction } from '../schema-builder';
+import type { ApiAction } from '../operations/operation-kind';
 
 /** What decides whether a root field is in a schema: its API, action, publication and public switch. */
 export interface RootFieldFacts {

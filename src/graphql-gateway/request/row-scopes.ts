@@ -46,6 +46,14 @@ function rolesOf(caller: Caller): { roles: readonly string[]; subject: RuleSubje
 }
 
 /**
+ * Whether a scope admits every row ({@link ALL_ROWS}: no rule bounds the caller), so no check of
+ * a read or written row against it is needed.
+ */
+export function admitsEveryRow(scope: Condition): boolean {
+  return scope.kind === 'and' && scope.items.length === 0;
+}
+
+/**
  * The per-request unit every read and write of a table row takes its scope from (DESIGN.md
  * "Table access: one entry point, a required scope"): the caller's row rule for a table, planned
  * once per table per request, values bound as parameters. Builders are bounded by none; a rule

@@ -1,0 +1,8 @@
+import { count } from './count';
+import type { OperationKind } from './operation-kind';
+
+/**
+ * The operation kinds of every Table API, in schema order: each API's root fields appear in this
+ * order under `Query` and `Mutation` (CONTRACT.md §6).
+ */
+export const OPERATION_KINDS: readonly OperationKind[] = [count];

@@ -1,0 +1,36 @@
+import type { FieldNode, GraphQLResolveInfo } from 'graphql';
+import type { CompiledQuery, Condition } from '../../datasources/core/dialect';
+import { admitsEveryRow } from '../request/row-scopes';
+import { hasLiteralArguments } from './arguments';
+
+/**
+ * A root read's statement (null: `take: 0`, nothing to run) and the columns it reads. Planned from
+ * the arguments, the caller's scope and the dialect only, so a field occurrence whose arguments
+ * are literals, read by a caller no row rule bounds, is planned once (issue 8 item 1: the SQL of a
+ * cached operation is not built again per request). Kept per field occurrence in a WeakMap: it
+ * lives as long as the cached operation, whose document the cache charges by its text (a
+ * statement's SQL and values are bounded by that text).
+ */
+export interface PlannedRead {
+  query: CompiledQuery | null;
+  columns: string[];
+}
+
+/**
+ * The planned statement of a root read for this request: the one kept for the field occurrence
+ * when {@link PlannedRead} allows, else `plan()` now (kept when it allows).
+ */
+export function plannedRead(
+  kept: WeakMap<readonly FieldNode[], PlannedRead>,
+  info: GraphQLResolveInfo,
+  scope: Condition,
+  plan: () => PlannedRead,
+): PlannedRead {
+  const keep = admitsEveryRow(scope) && hasLiteralArguments(info);
+  let read = keep ? kept.get(info.fieldNodes) : undefined;
+  if (!read) {
+    read = plan();
+    if (keep) kept.set(info.fieldNodes, read);
+  }
+  return read;
+}
