@@ -12,7 +12,7 @@ import { SERVICE_URLS, describeWith } from '../test/support/services';
 import { DomainError, ErrorCode } from './common/domain-error';
 import type { AppConfig } from './config/app-config';
 import type { PoolOptions, SqlPool } from './datasources/core/dialect';
-import { MysqlPool } from './datasources/mysql-pool';
+import { MysqlPool } from './datasources/mysql/pool';
 import { PostgresPool } from './datasources/postgres/pool';
 import { PostgresDialect } from './datasources/postgres/dialect';
 import { compileDocument, DocumentCache } from './graphql-gateway/request/compiled-operation';

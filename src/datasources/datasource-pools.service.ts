@@ -19,7 +19,7 @@ import type {
 } from './core/dialect';
 import { DatasourceErrors } from './datasources.errors';
 import { MssqlDialect } from './mssql.dialect';
-import { MysqlDialect } from './mysql.dialect';
+import { MysqlDialect } from './mysql/dialect';
 import { ownStoreRefusal, sqliteFileKeys, storeCheckFailed, StoreGuardError } from './own-store';
 import { PostgresDialect } from './postgres/dialect';
 import { SqliteDialect } from './sqlite/dialect';

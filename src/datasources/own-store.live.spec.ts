@@ -14,7 +14,7 @@ import type {
   PoolOptions,
   SqlPool,
 } from './core/dialect';
-import { MysqlDialect } from './mysql.dialect';
+import { MysqlDialect } from './mysql/dialect';
 import { sameDatabase, sqliteFileKeys, StoreGuardError } from './own-store';
 import { PostgresDialect } from './postgres/dialect';
 import { SqliteDialect } from './sqlite/dialect';

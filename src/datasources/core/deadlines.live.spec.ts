@@ -8,7 +8,7 @@ import { Client } from 'pg';
 import { SERVICE_URLS, describeWith } from '../../../test/support/services';
 import { DomainError, ErrorCode } from '../../common/domain-error';
 import type { PoolOptions, SqlPool } from './dialect';
-import { MysqlDialect } from '../mysql.dialect';
+import { MysqlDialect } from '../mysql/dialect';
 import { PostgresDialect } from '../postgres/dialect';
 import { SqliteDialect } from '../sqlite/dialect';
 

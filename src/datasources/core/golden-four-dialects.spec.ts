@@ -1,7 +1,8 @@
 import { ALL_ROWS } from './dialect';
 import type { CompiledQuery, Dialect, SelectPlan, SqlPool } from './dialect';
 import { MSSQL_LIST_TABLES_SQL, MssqlDialect, mssqlColumnsSql } from '../mssql.dialect';
-import { MysqlDialect, mysqlColumnsSql, mysqlTablesSql } from '../mysql.dialect';
+import { MysqlDialect } from '../mysql/dialect';
+import { mysqlColumnsSql, mysqlTablesSql } from '../mysql/introspection';
 import {
   POSTGRES_COLUMN_DETAILS_SQL,
   POSTGRES_LIST_TABLES_SQL,

@@ -7,7 +7,7 @@ import mysql from 'mysql2/promise';
 import { Client } from 'pg';
 import { SERVICE_URLS, describeWith } from '../../../test/support/services';
 import { ALL_ROWS, SelectPlan } from './dialect';
-import { MysqlDialect } from '../mysql.dialect';
+import { MysqlDialect } from '../mysql/dialect';
 import { PostgresDialect } from '../postgres/dialect';
 import { SqliteDialect } from '../sqlite/dialect';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SERVICE_URLS, describeWith } from '../../../test/support/services';
 import type { Dialect, PoolOptions, SqlPool } from './dialect';
-import { MysqlDialect } from '../mysql.dialect';
+import { MysqlDialect } from '../mysql/dialect';
 import { PostgresDialect } from '../postgres/dialect';
 import type { RowSink } from './row-bytes';
 import { SqliteDialect } from '../sqlite/dialect';

@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
-import { SERVICE_URLS, describeWith } from '../../test/support/services';
-import { ALL_ROWS } from './core/dialect';
+import { SERVICE_URLS, describeWith } from '../../../test/support/services';
+import { ALL_ROWS } from '../core/dialect';
 import type {
   CompiledQuery,
   Condition,
@@ -13,10 +13,10 @@ import type {
   ModelColumn,
   SqlPool,
   WriteContext,
-} from './core/dialect';
-import { translateMysqlError } from './mysql-errors';
-import { MysqlPool, toMysqlParameter } from './mysql-pool';
-import { MysqlDialect } from './mysql.dialect';
+} from '../core/dialect';
+import { translateMysqlError } from './errors';
+import { MysqlPool, toMysqlParameter } from './pool';
+import { MysqlDialect } from './dialect';
 
 /**
  * The MySQL/MariaDB adapter against the real server (SERVICE_URLS.mysql, MariaDB in the dev
@@ -917,7 +917,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
           ...process.env,
           TZ: zone,
           TG_URL: databaseUrl(DB),
-          TG_DIALECT: join(__dirname, 'mysql.dialect.ts'),
+          TG_DIALECT: join(__dirname, 'dialect.ts'),
         },
       });
       expect(JSON.parse(stdout)).toEqual({ offset, before: expected, after: expected });

@@ -1,5 +1,5 @@
-import type { ModelColumn, WriteContext } from './core/dialect';
-import { translateMysqlError } from './mysql-errors';
+import type { ModelColumn, WriteContext } from '../core/dialect';
+import { translateMysqlError } from './errors';
 
 /**
  * translateMysqlError on error shapes the live MariaDB does not produce: MySQL 8's messages

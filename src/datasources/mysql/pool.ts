@@ -1,22 +1,22 @@
 import type MysqlDriver from 'mysql2/promise';
 import type { Connection, Pool, PoolOptions, ResultSetHeader } from 'mysql2/promise';
-import { parseMysqlUrl } from './datasource-urls';
+import { parseMysqlUrl } from '../datasource-urls';
 import type { PoolConnection } from 'mysql2/promise';
-import { DomainError } from '../common/domain-error';
+import { DomainError } from '../../common/domain-error';
 import type {
   CompiledQuery,
   PoolOptions as DatasourcePoolOptions,
   RunOptions,
   SqlPool,
   StatementResult,
-} from './core/dialect';
-import { DatasourceErrors } from './datasources.errors';
-import { RowReader } from './core/row-bytes';
+} from '../core/dialect';
+import { DatasourceErrors } from '../datasources.errors';
+import { RowReader } from '../core/row-bytes';
 import {
   ClientDeadlineExceeded,
   clientDeadlineMs,
   KEEP_ALIVE_INITIAL_DELAY_MS,
-} from './core/client-deadline';
+} from '../core/client-deadline';
 
 let mysqlDriver: typeof MysqlDriver | undefined;
 
@@ -49,8 +49,8 @@ export const MYSQL_SESSION_SQL =
 /** Prepared statements each connection keeps (the server caps them all together: `max_prepared_stmt_count`, 16382 by default). */
 const PREPARED_STATEMENTS_PER_CONNECTION = 256;
 
-export { parseMysqlUrl } from './datasource-urls';
-export type { MysqlUrlParts } from './datasource-urls';
+export { parseMysqlUrl } from '../datasource-urls';
+export type { MysqlUrlParts } from '../datasource-urls';
 
 /**
  * A DECIMAL filter or write value, bound as the binary protocol's DECIMAL type rather than as

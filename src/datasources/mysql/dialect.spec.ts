@@ -1,17 +1,13 @@
 import mysql from 'mysql2/promise';
-import { ALL_ROWS } from './core/dialect';
-import type { ColumnKind, CompiledQuery, Condition, CountPlan, SelectPlan } from './core/dialect';
-import { MysqlDecimal, parseMysqlUrl, toMysqlParameter } from './mysql-pool';
-import {
-  escapeMysqlLike,
-  mariadbJsonColumns,
-  MysqlDialect,
-  mysqlEnumValues,
-  mysqlKind,
-  singlePrecision,
-} from './mysql.dialect';
-import { ROW_NUMBER_ALIAS } from './core/sql-compiler';
-import { modelColumn } from '../../test/support/model-column';
+import { ALL_ROWS } from '../core/dialect';
+import type { ColumnKind, CompiledQuery, Condition, CountPlan, SelectPlan } from '../core/dialect';
+import { MysqlDecimal, parseMysqlUrl, toMysqlParameter } from './pool';
+import { escapeMysqlLike } from './compiler';
+import { mariadbJsonColumns, mysqlEnumValues, mysqlKind } from './introspection';
+import { MysqlDialect } from './dialect';
+import { singlePrecision } from './values';
+import { ROW_NUMBER_ALIAS } from '../core/sql-compiler';
+import { modelColumn } from '../../../test/support/model-column';
 
 /**
  * Golden tests of the MySQL/MariaDB adapter's SQL (CONTRACT.md §6: the `where` language, order,

@@ -1,5 +1,5 @@
-import type { DatabaseRefusal, WriteContext } from './core/dialect';
-import { invalidValue, isObject, knownColumn, text, wordList } from './core/refusal-helpers';
+import type { DatabaseRefusal, WriteContext } from '../core/dialect';
+import { invalidValue, isObject, knownColumn, text, wordList } from '../core/refusal-helpers';
 
 /**
  * Server error numbers of the four refusals (MySQL "Server Error Message Reference"; MariaDB
