@@ -46,15 +46,10 @@ import {
   SHARED_TYPE_NAMES,
   SortDirection,
 } from './scalars';
-import {
-  addResolver,
-  deleteResolver,
-  getResolver,
-  navigationResolver,
-  updateResolver,
-} from './table-resolvers';
+import { addResolver, deleteResolver, updateResolver } from './table-resolvers';
 import { referencesOf, writableColumns } from './write-planner';
 import { DatabaseRefusalError } from './graphql-errors';
+import { navigationResolver } from './navigation-resolver';
 import { OPERATION_KINDS } from './operations';
 import type { ApiAction, OperationContext } from './operations/operation-kind';
 
@@ -484,14 +479,6 @@ export class VersionTypes {
           type: new GraphQLNonNull(GraphQLBoolean),
           args: factory.keyArgs(node),
           resolve: deleteResolver(node) as never,
-        };
-      }
-      if (api.actions.select) {
-        queries[`get${base}`] = {
-          action: 'select',
-          type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(factory.row(node)))),
-          args: factory.listArgs(node),
-          resolve: getResolver(node) as never,
         };
       }
       const ctx: OperationContext = { node, types: factory, capabilities: can, tables: def.tables };
