@@ -18,7 +18,7 @@ import type {
   StatementResult,
 } from './core/dialect';
 import { DatasourceErrors } from './datasources.errors';
-import { MssqlDialect } from './mssql.dialect';
+import { MssqlDialect } from './mssql/dialect';
 import { MysqlDialect } from './mysql/dialect';
 import { ownStoreRefusal, sqliteFileKeys, storeCheckFailed, StoreGuardError } from './own-store';
 import { PostgresDialect } from './postgres/dialect';

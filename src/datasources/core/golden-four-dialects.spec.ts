@@ -1,6 +1,7 @@
 import { ALL_ROWS } from './dialect';
 import type { CompiledQuery, Dialect, SelectPlan, SqlPool } from './dialect';
-import { MSSQL_LIST_TABLES_SQL, MssqlDialect, mssqlColumnsSql } from '../mssql.dialect';
+import { MSSQL_LIST_TABLES_SQL, mssqlColumnsSql } from '../mssql/introspection';
+import { MssqlDialect } from '../mssql/dialect';
 import { MysqlDialect } from '../mysql/dialect';
 import { mysqlColumnsSql, mysqlTablesSql } from '../mysql/introspection';
 import {

@@ -1,7 +1,7 @@
 import { DomainError, ErrorCode } from '../../common/domain-error';
 import { ALL_ROWS } from './dialect';
 import type { Condition, Dialect, SelectPlan } from './dialect';
-import { MssqlDialect } from '../mssql.dialect';
+import { MssqlDialect } from '../mssql/dialect';
 import { MysqlDialect } from '../mysql/dialect';
 import { PostgresDialect } from '../postgres/dialect';
 import { PARAMETER_LIMITS } from './sql-compiler';

@@ -1,7 +1,7 @@
 import { spawnSync } from 'child_process';
 import { join } from 'path';
-import { DomainError } from '../common/domain-error';
-import { ALL_ROWS } from './core/dialect';
+import { DomainError } from '../../common/domain-error';
+import { ALL_ROWS } from '../core/dialect';
 import type {
   ColumnKind,
   CompiledQuery,
@@ -9,17 +9,17 @@ import type {
   CountPlan,
   SelectPlan,
   SqlPool,
-} from './core/dialect';
-import { parseMssqlUrl } from './mssql-pool';
+} from '../core/dialect';
+import { parseMssqlUrl } from './pool';
 import {
   MssqlColumnRow,
   mssqlColumnFromCatalog,
-  MssqlDialect,
   mssqlKind,
   mssqlTablesFromCatalog,
-} from './mssql.dialect';
-import { ROW_NUMBER_ALIAS } from './core/sql-compiler';
-import { modelColumn } from '../../test/support/model-column';
+} from './introspection';
+import { MssqlDialect } from './dialect';
+import { ROW_NUMBER_ALIAS } from '../core/sql-compiler';
+import { modelColumn } from '../../../test/support/model-column';
 
 /**
  * Golden tests of the SQL Server adapter (CONTRACT.md §6: the `where` language, order, take/skip,
@@ -1087,14 +1087,14 @@ const TEMPORAL_CASES: {
  * from source through TypeScript's transpiler; Dates travel as their epoch milliseconds.
  */
 function formatInZone(zone: string): { offset: number; out: unknown[] } {
-  const root = join(__dirname, '..', '..');
+  const root = join(__dirname, '..', '..', '..');
   const script = `
     const ts = require('typescript');
     const fs = require('fs');
     require.extensions['.ts'] = (m, file) => m._compile(ts.transpileModule(fs.readFileSync(file, 'utf8'), {
       compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
     }).outputText, file);
-    const { MssqlDialect } = require(${JSON.stringify(join(__dirname, 'mssql.dialect.ts'))});
+    const { MssqlDialect } = require(${JSON.stringify(join(__dirname, 'dialect.ts'))});
     const dialect = new MssqlDialect();
     const cases = JSON.parse(process.argv[1]);
     const out = cases.map((c) => dialect.formatValue(

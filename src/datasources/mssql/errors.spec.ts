@@ -1,8 +1,8 @@
 import { RequestError as TediousRequestError } from 'tedious';
 import { ErrorMessageToken } from 'tedious/lib/token/token';
-import type { DatabaseRefusal, ModelColumn, WriteContext } from './core/dialect';
-import { translateMssqlError } from './mssql-errors';
-import { MssqlDialect } from './mssql.dialect';
+import type { DatabaseRefusal, ModelColumn, WriteContext } from '../core/dialect';
+import { translateMssqlError } from './errors';
+import { MssqlDialect } from './dialect';
 
 /**
  * CONTRACT.md §6 "Database refusals" on SQL Server, from recorded driver error shapes. No SQL

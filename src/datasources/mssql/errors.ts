@@ -1,5 +1,5 @@
-import type { DatabaseRefusal, WriteContext } from './core/dialect';
-import { invalidValue, isObject, knownColumn, text } from './core/refusal-helpers';
+import type { DatabaseRefusal, WriteContext } from '../core/dialect';
+import { invalidValue, isObject, knownColumn, text } from '../core/refusal-helpers';
 
 /**
  * SQL Server error numbers of the four refusals (SQL Server docs, "Database engine events and

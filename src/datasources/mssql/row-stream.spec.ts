@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
-import type { MssqlRequest } from './mssql-pool';
-import { streamOn } from './mssql-pool';
-import { RowReader, type RowSink } from './core/row-bytes';
+import type { MssqlRequest } from './pool';
+import { streamOn } from './pool';
+import { RowReader, type RowSink } from '../core/row-bytes';
 
 /**
  * Issue 22 item 10 on SQL Server, without a server (none runs here): `streamOn` charges each row

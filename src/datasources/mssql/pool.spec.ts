@@ -1,6 +1,6 @@
 import { createServer, Server, Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { MssqlPool, parseMssqlUrl } from './mssql-pool';
+import { MssqlPool, parseMssqlUrl } from './pool';
 
 /**
  * Issue 22 item 12: a SQL Server that accepts the connection and never answers holds the caller

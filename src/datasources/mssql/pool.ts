@@ -1,13 +1,13 @@
-import { parseMssqlUrlParts } from './datasource-urls';
+import { parseMssqlUrlParts } from '../datasource-urls';
 import type {
   CompiledQuery,
   ConnectionCheck,
   RunOptions,
   SqlPool,
   StatementResult,
-} from './core/dialect';
-import { DatasourceErrors } from './datasources.errors';
-import { RowReader } from './core/row-bytes';
+} from '../core/dialect';
+import { DatasourceErrors } from '../datasources.errors';
+import { RowReader } from '../core/row-bytes';
 
 /**
  * The part of the `mssql` package (v12, tedious driver) this adapter uses. `mssql` ships no type

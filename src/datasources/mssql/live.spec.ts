@@ -1,6 +1,6 @@
 import { randomBytes } from 'crypto';
-import { describeWith, SERVICE_URLS } from '../../test/support/services';
-import { ALL_ROWS } from './core/dialect';
+import { describeWith, SERVICE_URLS } from '../../../test/support/services';
+import { ALL_ROWS } from '../core/dialect';
 import type {
   ColumnKind,
   CompiledQuery,
@@ -9,9 +9,9 @@ import type {
   SqlPool,
   TableRef,
   WriteContext,
-} from './core/dialect';
-import { MssqlPool, parseMssqlUrl } from './mssql-pool';
-import { MssqlDialect } from './mssql.dialect';
+} from '../core/dialect';
+import { MssqlPool, parseMssqlUrl } from './pool';
+import { MssqlDialect } from './dialect';
 
 /**
  * The SQL Server adapter against a real server (CONTRACT.md §6: filters, order, pages, writes,

@@ -1,0 +1,118 @@
+import type {
+  ColumnKind,
+  CompiledQuery,
+  Condition,
+  InsertPlan,
+  SelectPlan,
+  UpdatePlan,
+} from '../core/dialect';
+import { ParamList, SqlCompiler } from '../core/sql-compiler';
+
+/** `[name]`, with `]` doubled (SQL Server docs, "Database identifiers", delimited identifiers). */
+export function mssqlQuote(identifier: string): string {
+  return `[${identifier.replace(/]/g, ']]')}]`;
+}
+
+/** The statement parameter numbered `index`: `@p1`, `@p2`, … */
+export function mssqlPlaceholder(index: number): string {
+  return `@p${index}`;
+}
+
+/**
+ * SQL Server's SQL syntax for the shared {@link SqlCompiler}: `[name]` quoting, `@pn` parameters,
+ * `OFFSET … FETCH`, `OUTPUT INSERTED.…` for returned rows, decimals read as exact text, a binary
+ * collation under LOWER for case-insensitive LIKE.
+ */
+export abstract class MssqlCompiler extends SqlCompiler {
+  protected override readonly likeSpecials = '%_[';
+
+  /** {@link mssqlQuote}. */
+  quote(identifier: string): string {
+    return mssqlQuote(identifier);
+  }
+
+  protected placeholder(index: number): string {
+    return mssqlPlaceholder(index);
+  }
+
+  protected likeInsensitive(column: string, pattern: string): string {
+    return `LOWER(CAST(${column} AS NVARCHAR(MAX))) COLLATE Latin1_General_100_BIN2 LIKE LOWER(${pattern}) ESCAPE '\\'`;
+  }
+
+  /** `OFFSET @p ROWS` and, with a take, `FETCH NEXT @p ROWS ONLY`; nothing for neither. */
+  protected override paginate(take: number | null, skip: number, params: ParamList): string {
+    if (take === null) return skip > 0 ? ` OFFSET ${params.add(skip)} ROWS` : '';
+    return ` OFFSET ${params.add(skip)} ROWS FETCH NEXT ${params.add(take)} ROWS ONLY`;
+  }
+
+  /** A decimal-kind column as exact text, named as the column; anything else as is. */
+  protected override selectItem(column: string, kind: ColumnKind | undefined): string {
+    return this.readItem(this.quote(column), column, kind);
+  }
+
+  /** ` OUTPUT INSERTED.[a], …` (decimals as text), or '' when nothing is read back. */
+  protected override returning(columns: string[], kinds?: Record<string, ColumnKind>): string {
+    if (!columns.length) return '';
+    return ` OUTPUT ${columns.map((c) => this.readItem(`INSERTED.${this.quote(c)}`, c, kinds?.[c])).join(', ')}`;
+  }
+
+  /**
+   * The shared SELECT, with ORDER BY names qualified by the table's exposed name and `take: 0` as a
+   * false filter (see the class notes); the partitioned read is the shared one (inside `OVER (…)`
+   * names are the table's, never select-list aliases).
+   */
+  override compileSelect(plan: SelectPlan): CompiledQuery {
+    if (plan.partition) return super.compileSelect(plan);
+    const params = this.parameters();
+    const columns = plan.columns.map((c) => this.selectItem(c, plan.kinds?.[c])).join(', ');
+    const none = plan.take === 0;
+    const filter: Condition = none
+      ? { kind: 'and', items: [this.filterOf(plan), { kind: 'or', items: [] }] }
+      : this.filterOf(plan);
+    const where = this.whereClause(filter, params);
+    const exposed = this.quote(plan.table.name);
+    const order = plan.order
+      .map((o) =>
+        this.orderTerm(`${exposed}.${this.quote(o.column)}`, o.direction, o.nullable ?? true),
+      )
+      .join(', ');
+    const page = none ? '' : this.paginate(plan.take, plan.skip, params);
+    return {
+      sql: `SELECT ${columns} FROM ${this.tableName(plan.table)}${where} ORDER BY ${order}${page}`,
+      params: params.values,
+    };
+  }
+
+  /** `INSERT INTO t (…) OUTPUT INSERTED.… VALUES (…)`, or `INSERT INTO t OUTPUT … DEFAULT VALUES`. */
+  override compileInsert(plan: InsertPlan): CompiledQuery {
+    const params = this.parameters();
+    const target = this.tableName(plan.table);
+    const output = this.returning(plan.returning, plan.kinds);
+    if (!plan.values.length)
+      return { sql: `INSERT INTO ${target}${output} DEFAULT VALUES`, params: [] };
+    const columns = plan.values.map((v) => this.quote(v.column)).join(', ');
+    const values = plan.values.map((v) => params.add(v.value)).join(', ');
+    return {
+      sql: `INSERT INTO ${target} (${columns})${output} VALUES (${values})`,
+      params: params.values,
+    };
+  }
+
+  /** `UPDATE t SET … OUTPUT INSERTED.… WHERE …`; only the given columns change. */
+  override compileUpdate(plan: UpdatePlan): CompiledQuery {
+    const params = this.parameters();
+    const set = plan.set.map((v) => `${this.quote(v.column)} = ${params.add(v.value)}`).join(', ');
+    const output = this.returning(plan.returning, plan.kinds);
+    const where = this.whereClause(this.filterOf(plan), params);
+    return {
+      sql: `UPDATE ${this.tableName(plan.table)} SET ${set}${output}${where}`,
+      params: params.values,
+    };
+  }
+
+  private readItem(expression: string, column: string, kind: ColumnKind | undefined): string {
+    return kind === 'decimal'
+      ? `CONVERT(NVARCHAR(64), ${expression}, 2) AS ${this.quote(column)}`
+      : expression;
+  }
+}
