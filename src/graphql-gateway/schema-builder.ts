@@ -46,7 +46,7 @@ import {
   SHARED_TYPE_NAMES,
   SortDirection,
 } from './scalars';
-import { addResolver, deleteResolver, updateResolver } from './table-resolvers';
+import { addResolver, updateResolver } from './table-resolvers';
 import { referencesOf, writableColumns } from './write-planner';
 import { DatabaseRefusalError } from './graphql-errors';
 import { navigationResolver } from './navigation-resolver';
@@ -279,21 +279,6 @@ class TypeFactory {
     );
   }
 
-  /**
-   * Arguments of `delete<Base>`: the primary key columns, non-null, typed as `update<Base>` types
-   * them ({@link column}): `ID` for a key of whole numbers, UUIDs or text, else the column's own
-   * scalar (a `date` of a partitioned table's key is `Date!`; CONTRACT.md §6 Values).
-   */
-  keyArgs(node: RowNode): GraphQLFieldConfigArgumentMap {
-    return Object.fromEntries(
-      node.table.primaryKey.map((name) => {
-        const c = node.table.columns.find((column) => column.name === name);
-        const type = c ? this.column(node, c) : GraphQLID;
-        return [name, { type: new GraphQLNonNull(type) }];
-      }),
-    );
-  }
-
   filter(node: RowNode): GraphQLInputObjectType {
     let type = this.filters.get(node.typeName);
     if (!type) {
@@ -471,14 +456,6 @@ export class VersionTypes {
           type: factory.row(node),
           args: factory.writeArgs(node, 'update'),
           resolve: updateResolver(node, can, referencesOf(def.tables, node.table)) as never,
-        };
-      }
-      if (api.actions.delete && hasKey) {
-        mutations[`delete${base}`] = {
-          action: 'delete',
-          type: new GraphQLNonNull(GraphQLBoolean),
-          args: factory.keyArgs(node),
-          resolve: deleteResolver(node) as never,
         };
       }
       const ctx: OperationContext = { node, types: factory, capabilities: can, tables: def.tables };

@@ -1,4 +1,5 @@
 import { count } from './count';
+import { del } from './delete';
 import { get } from './get';
 import type { OperationKind } from './operation-kind';
 
@@ -6,4 +7,4 @@ import type { OperationKind } from './operation-kind';
  * The operation kinds of every Table API, in schema order: each API's root fields appear in this
  * order under `Query` and `Mutation` (CONTRACT.md §6).
  */
-export const OPERATION_KINDS: readonly OperationKind[] = [get, count];
+export const OPERATION_KINDS: readonly OperationKind[] = [get, count, del];
