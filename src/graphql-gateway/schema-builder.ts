@@ -46,7 +46,7 @@ import {
   SHARED_TYPE_NAMES,
   SortDirection,
 } from './scalars';
-import { addResolver, updateResolver } from './table-resolvers';
+import { addResolver } from './table-resolvers';
 import { referencesOf, writableColumns } from './write-planner';
 import { DatabaseRefusalError } from './graphql-errors';
 import { navigationResolver } from './navigation-resolver';
@@ -437,7 +437,6 @@ export class VersionTypes {
         operation(`${prefix}${base}`, api);
       const queries: ApiTypes['queries'] = {};
       const mutations: ApiTypes['mutations'] = {};
-      const hasKey = node.table.primaryKey.length > 0;
       // One decision per datasource shapes both the operation's type and what its resolver runs.
       const can = capabilities.get(node.table.datasourceId) ?? FULL_CAPABILITIES;
       if (api.actions.insert) {
@@ -447,15 +446,6 @@ export class VersionTypes {
           type: can.insertReturning ? factory.row(node) : GraphQLBoolean,
           args: factory.writeArgs(node, 'insert'),
           resolve: addResolver(node, can, referencesOf(def.tables, node.table)) as never,
-        };
-      }
-      // update and delete address one row by its primary key: a table without one offers neither.
-      if (api.actions.update && hasKey) {
-        mutations[`update${base}`] = {
-          action: 'update',
-          type: factory.row(node),
-          args: factory.writeArgs(node, 'update'),
-          resolve: updateResolver(node, can, referencesOf(def.tables, node.table)) as never,
         };
       }
       const ctx: OperationContext = { node, types: factory, capabilities: can, tables: def.tables };

@@ -2,9 +2,10 @@ import { count } from './count';
 import { del } from './delete';
 import { get } from './get';
 import type { OperationKind } from './operation-kind';
+import { update } from './update';
 
 /**
  * The operation kinds of every Table API, in schema order: each API's root fields appear in this
  * order under `Query` and `Mutation` (CONTRACT.md §6).
  */
-export const OPERATION_KINDS: readonly OperationKind[] = [get, count, del];
+export const OPERATION_KINDS: readonly OperationKind[] = [get, count, update, del];
