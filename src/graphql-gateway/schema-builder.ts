@@ -16,7 +16,6 @@ import {
   GraphQLOutputType,
   GraphQLSchema,
 } from 'graphql';
-import { isRequiredOnInsert } from '../data-model/model-graph';
 import { arrayElement, effectiveKind } from '../datasources/core/dialect';
 import type { Capabilities, DatabaseEnum, ModelColumn } from '../datasources/core/dialect';
 import type {
@@ -46,12 +45,10 @@ import {
   SHARED_TYPE_NAMES,
   SortDirection,
 } from './scalars';
-import { addResolver } from './table-resolvers';
-import { referencesOf, writableColumns } from './write-planner';
 import { DatabaseRefusalError } from './graphql-errors';
 import { navigationResolver } from './navigation-resolver';
 import { OPERATION_KINDS } from './operations';
-import type { ApiAction, OperationContext } from './operations/operation-kind';
+import type { ApiAction, OperationContext, OperationTypes } from './operations/operation-kind';
 
 /** What the endpoint-scope step needs to know of a root field (CONTRACT.md §6). */
 export interface RootFieldInfo {
@@ -194,7 +191,7 @@ const BUILT_IN_NAMES = [
  * root `<Base>` minted by a part of another kind or shape (an enum, a built-in, another API's
  * filter) does. Two APIs of one `<Base>` clash earlier, on their operation names.
  */
-class TypeFactory {
+class TypeFactory implements OperationTypes {
   /** Who minted each GraphQL name: a name minted twice by different parts is a clash. */
   private readonly owners = new Map<string, { owner: unknown; label: string }>();
 
@@ -262,21 +259,6 @@ class TypeFactory {
   ): { type: GraphQLEnumType; filter: GraphQLInputObjectType } | undefined {
     const dbEnum = databaseEnumOf(node.table, c, this.enums);
     return dbEnum ? this.dbEnums.get(databaseEnumKey(dbEnum)) : undefined;
-  }
-
-  /**
-   * Arguments of `add<Base>` (required columns non-null, the rest optional) or `update<Base>`
-   * (primary key non-null, the rest optional).
-   */
-  writeArgs(node: RowNode, operation: 'insert' | 'update'): GraphQLFieldConfigArgumentMap {
-    const key = new Set(node.table.primaryKey);
-    return Object.fromEntries(
-      writableColumns(node, operation).map((c) => {
-        const type = this.column(node, c);
-        const required = operation === 'insert' ? isRequiredOnInsert(c) : key.has(c.name);
-        return [c.name, { type: required ? new GraphQLNonNull(type) : type }];
-      }),
-    );
   }
 
   filter(node: RowNode): GraphQLInputObjectType {
@@ -433,22 +415,13 @@ export class VersionTypes {
       };
       label(node, '');
       const base = baseName(api.name);
-      for (const prefix of ['get', 'count', 'add', 'update', 'delete'])
-        operation(`${prefix}${base}`, api);
+      for (const kind of OPERATION_KINDS) operation(kind.rootFieldName(base), api);
       const queries: ApiTypes['queries'] = {};
       const mutations: ApiTypes['mutations'] = {};
       // One decision per datasource shapes both the operation's type and what its resolver runs.
       const can = capabilities.get(node.table.datasourceId) ?? FULL_CAPABILITIES;
-      if (api.actions.insert) {
-        mutations[`add${base}`] = {
-          action: 'insert',
-          // CONTRACT.md §6: `<Base>`, or `Boolean` (always `true`) where the row cannot come back.
-          type: can.insertReturning ? factory.row(node) : GraphQLBoolean,
-          args: factory.writeArgs(node, 'insert'),
-          resolve: addResolver(node, can, referencesOf(def.tables, node.table)) as never,
-        };
-      }
       const ctx: OperationContext = { node, types: factory, capabilities: can, tables: def.tables };
+      // Each kind the API offers adds its root field, in the kinds' order (operations/index.ts).
       for (const kind of OPERATION_KINDS) {
         if (!kind.offered(api, node)) continue;
         const into = kind.root === 'query' ? queries : mutations;

@@ -1,10 +1,18 @@
-import type { GraphQLFieldResolver } from 'graphql';
-import type { Capabilities, Condition, Dialect } from '../datasources/core/dialect';
-import type { RowNode } from './api-tree';
-import type { GatewayContext } from './gateway-context';
-import { columnKinds, selectColumns, shapeRows, tableRef } from './query-planner';
-import { admitsEveryRow } from './request/row-scopes';
-import { type Args, withGraphQLArguments } from './operations/arguments';
+import {
+  type GraphQLFieldConfigArgumentMap,
+  type GraphQLFieldResolver,
+  GraphQLBoolean,
+  GraphQLNonNull,
+} from 'graphql';
+import { isRequiredOnInsert } from '../../data-model/model-graph';
+import type { Capabilities, Condition, Dialect } from '../../datasources/core/dialect';
+import type { RowNode } from '../api-tree';
+import type { GatewayContext } from '../gateway-context';
+import { columnKinds, selectColumns, shapeRows, tableRef } from '../query-planner';
+import { admitsEveryRow } from '../request/row-scopes';
+import { planValues, type Reference, referencesOf, writableColumns } from '../write-planner';
+import { type Args, withGraphQLArguments } from './arguments';
+import type { OperationKind, OperationTypes } from './operation-kind';
 import {
   byColumn,
   guardedReferences,
@@ -14,8 +22,7 @@ import {
   refuseHiddenReferences,
   type Run,
   runWrite,
-} from './operations/writes';
-import { planValues, Reference, writableColumns } from './write-planner';
+} from './writes';
 
 /** The row of `node`'s table with these primary key values (as the driver gave or took them). */
 function keyCondition(node: RowNode, key: Record<string, unknown>): Condition {
@@ -119,3 +126,30 @@ export function addResolver(
     return shapeRows(node.table, requested, rows, conn.dialect)[0] ?? null;
   });
 }
+
+/**
+ * Arguments of `add<Base>`: its writable columns (`writableColumns`), those the insert requires
+ * (`isRequiredOnInsert`) non-null, the rest optional.
+ */
+export function addArgs(types: OperationTypes, node: RowNode): GraphQLFieldConfigArgumentMap {
+  return Object.fromEntries(
+    writableColumns(node, 'insert').map((c) => {
+      const type = types.column(node, c);
+      return [c.name, { type: isRequiredOnInsert(c) ? new GraphQLNonNull(type) : type }];
+    }),
+  );
+}
+
+/** `add<Base>(<columns>)`, offered by the insert action (CONTRACT.md §6). */
+export const add: OperationKind = {
+  action: 'insert',
+  root: 'mutation',
+  rootFieldName: (base) => `add${base}`,
+  offered: (api) => api.actions.insert,
+  field: ({ node, types, capabilities, tables }) => ({
+    // CONTRACT.md §6: `<Base>`, or `Boolean` (always `true`) where the row cannot come back.
+    type: capabilities.insertReturning ? types.row(node) : GraphQLBoolean,
+    args: addArgs(types, node),
+    resolve: addResolver(node, capabilities, referencesOf(tables, node.table)) as never,
+  }),
+};
