@@ -77,7 +77,7 @@ async function q2Levels(client) {
   ];
 }
 
-/** The service's type parsers (src/datasources/postgres.dialect.ts): all but these OIDs stay text. */
+/** The service's type parsers (src/datasources/postgres/values.ts, `typeParsers`): all but these OIDs stay text. */
 const PARSED_OIDS = new Set([16, 17, 20, 21, 23, 26, 700, 701]);
 const serviceTypes = {
   getTypeParser: (oid, format) => (PARSED_OIDS.has(oid) ? types.getTypeParser(oid, format) : (text) => text),
