@@ -190,6 +190,14 @@ export interface ModelForeignKey {
   referencedSchema: string | null;
   referencedTable: string;
   referencedColumns: string[];
+  /**
+   * Rows of this table per distinct non-null value of the key's column, as the database's
+   * statistics expect when the table was imported ({@link averageFanOut}): the rows a one-to-many
+   * navigation from the referenced table reads per parent. Absent when the statistics say nothing
+   * (never analyzed, a key of several columns, SQL Server) and in definitions saved before
+   * statistics were read; the cost estimate then counts the worst case (README "Limits").
+   */
+  fanOut?: number;
 }
 
 /** A table's place in its database. `schema` is null where the database has none (SQLite). */
@@ -225,6 +233,54 @@ export interface IntrospectedTable {
    * `TABLE_COMMENT`, SQL Server's `MS_Description`). Absent (or null) when it has none.
    */
   comment?: string | null;
+  /**
+   * Rows the database's statistics expect the table to hold when it was imported (PostgreSQL
+   * `pg_class.reltuples`, MySQL/MariaDB `information_schema.TABLES.TABLE_ROWS`, SQLite
+   * `sqlite_stat1` or a count stopped at {@link SQLITE_COUNT_CAP}, SQL Server `sys.partitions.rows`;
+   * {@link rowStatistic}). Absent when unknown (never analyzed, a view, 0) and in definitions
+   * saved before statistics were read; the cost estimate then counts the worst case (README
+   * "Limits"). Refreshed when the table is imported again.
+   */
+  estimatedRows?: number;
+}
+
+/**
+ * The most rows SQLite's fallback count reads (`SELECT count(*) FROM (SELECT 1 FROM t LIMIT
+ * cap)`) when `sqlite_stat1` has no row for a table: a table with more is recorded as holding
+ * this many, a lower bound that is already past every page ceiling.
+ */
+export const SQLITE_COUNT_CAP = 100_001;
+
+/**
+ * A row statistic as the model keeps it: a finite number above 0, rounded to two decimals, or
+ * undefined. 0 and negative values are unknown: PostgreSQL's `reltuples` is -1 for a table never
+ * vacuumed or analyzed (≥ 14) and 0 before 14 (PostgreSQL docs, "pg_class"), and MySQL's cached
+ * `TABLE_ROWS` reads 0 until the statistics are first computed (MySQL
+ * `information_schema_stats_expiry`), so an empty table cannot be told from an unmeasured one.
+ */
+export function rowStatistic(raw: unknown): number | undefined {
+  const n = typeof raw === 'bigint' ? Number(raw) : typeof raw === 'string' ? Number(raw) : raw;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) return undefined;
+  return Math.round(n * 100) / 100;
+}
+
+/**
+ * The average rows per distinct value of a foreign-key column: `rows × (1 − nullFraction) /
+ * distinct` (the non-null rows spread over the distinct values), at least 1, or undefined when
+ * any input is unknown ({@link rowStatistic}). `rows` is the child table's estimated rows,
+ * `distinct` the estimated distinct values of the column (PostgreSQL `pg_stats.n_distinct`, MySQL
+ * index `CARDINALITY`), `nullFraction` the share of rows where it is NULL (0 to 1).
+ */
+export function averageFanOut(
+  rows: unknown,
+  distinct: unknown,
+  nullFraction = 0,
+): number | undefined {
+  const r = rowStatistic(rows);
+  const d = rowStatistic(distinct);
+  if (r === undefined || d === undefined) return undefined;
+  const nonNull = r * Math.min(1, Math.max(0, 1 - nullFraction));
+  return rowStatistic(Math.max(1, nonNull / d));
 }
 
 /** Comparison operators of the `where` language (CONTRACT.md §6). */
@@ -259,7 +315,31 @@ export type Condition =
       timestamp?: true;
       typed?: string;
     }
-  | { kind: 'like'; column: string; mode: 'contains' | 'startsWith' | 'endsWith'; value: string };
+  | { kind: 'like'; column: string; mode: 'contains' | 'startsWith' | 'endsWith'; value: string }
+  | ExistsCondition
+  /**
+   * Holds when `item` is not TRUE: false, or unknown because of a NULL (SQL three-valued logic).
+   * What `every` of a relation filter asks of no visible child (README "Relation filters").
+   */
+  | { kind: 'untrue'; item: Condition };
+
+/**
+ * A correlated `[NOT] EXISTS (SELECT 1 FROM <table> WHERE <on> AND <scope> AND <where>)`: whether
+ * a row of `table` related to the row at hand exists (a relation filter, README "Relation
+ * filters"). `on` pairs a column of `table` (`inner`) with a column of the enclosing row
+ * (`outer`); every pair must match (a composite key matches all its columns). `scope` is the
+ * caller's row rule of `table` (CONTRACT.md §4), required as on plans so a subquery that forgot
+ * it does not compile: {@link ALL_ROWS} when none bounds it. Column names of `scope` and `where`
+ * are `table`'s; compilers qualify them with the subquery's alias.
+ */
+export interface ExistsCondition {
+  kind: 'exists';
+  table: TableRef;
+  on: { inner: string; outer: string }[];
+  scope: Condition;
+  where: Condition;
+  negated: boolean;
+}
 
 /**
  * The scope that admits every row: a caller no row rule bounds (a builder; a role with no rule

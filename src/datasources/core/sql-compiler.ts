@@ -6,6 +6,7 @@ import type {
   CountPlan,
   DatasourceType,
   DeletePlan,
+  ExistsCondition,
   InsertPlan,
   OrderTerm,
   SelectPlan,
@@ -116,6 +117,21 @@ export function likePattern(escaped: string, mode: 'contains' | 'startsWith' | '
 
 const isTrue = (c: Condition) => c.kind === 'and' && c.items.length === 0;
 
+/** Prefix of the aliases of relation-filter subqueries: `__tg_r1`, `__tg_r2`, … by depth. */
+export const SUBQUERY_ALIAS = '__tg_r';
+
+/**
+ * Where a condition's columns live while it is compiled: `prefix` qualifies them (empty at the
+ * statement's own level, so its SQL is as before relation filters), `self` names the level's
+ * table for a subquery's correlation (the table's exposed name at the top, else the subquery's
+ * alias; null when the statement gave none), `depth` numbers the subquery aliases.
+ */
+interface ColumnScope {
+  prefix: string;
+  self: string | null;
+  depth: number;
+}
+
 /**
  * The SQL every dialect shares (SELECT … WHERE … ORDER BY, the filter language, the windowed
  * batch read). Adapters supply quoting, placeholders, case-insensitive LIKE, null ordering and
@@ -148,9 +164,15 @@ export abstract class SqlCompiler {
     return new ParamList((i) => this.placeholder(i), PARAMETER_LIMITS[this.type]);
   }
 
-  /** ` WHERE <predicate>`, or nothing when the predicate admits every row (no `WHERE 1=1`). */
-  protected whereClause(c: Condition, params: ParamList): string {
-    return isTrue(c) ? '' : ` WHERE ${this.condition(c, params)}`;
+  /**
+   * ` WHERE <predicate>`, or nothing when the predicate admits every row (no `WHERE 1=1`).
+   * `table` is the statement's table, which a relation filter's subquery correlates with by its
+   * exposed (unqualified) name; without it such a condition throws.
+   */
+  protected whereClause(c: Condition, params: ParamList, table?: TableRef): string {
+    if (isTrue(c)) return '';
+    const at: ColumnScope = { prefix: '', self: table ? this.quote(table.name) : null, depth: 0 };
+    return ` WHERE ${this.condition(c, params, at)}`;
   }
 
   /** Pagination clause appended after ORDER BY. */
@@ -178,7 +200,7 @@ export abstract class SqlCompiler {
   compileSelect(plan: SelectPlan): CompiledQuery {
     const params = this.parameters();
     const columns = plan.columns.map((c) => this.selectItem(c, plan.kinds?.[c])).join(', ');
-    const where = this.whereClause(this.filterOf(plan), params);
+    const where = this.whereClause(this.filterOf(plan), params, plan.table);
     const order = this.orderBy(plan.order);
     if (!plan.partition) {
       const page = this.paginate(plan.take, plan.skip, params);
@@ -198,7 +220,7 @@ export abstract class SqlCompiler {
 
   compileCount(plan: CountPlan): CompiledQuery {
     const params = this.parameters();
-    const where = this.whereClause(this.filterOf(plan), params);
+    const where = this.whereClause(this.filterOf(plan), params, plan.table);
     return params.query(
       `SELECT COUNT(*) AS ${this.quote('count')} FROM ${this.tableName(plan.table)}${where}`,
     );
@@ -228,7 +250,7 @@ export abstract class SqlCompiler {
           `${this.quote(v.column)} = ${this.writeItem(params.add(v.value, v.column), plan.kinds?.[v.column])}`,
       )
       .join(', ');
-    const where = this.whereClause(this.filterOf(plan), params);
+    const where = this.whereClause(this.filterOf(plan), params, plan.table);
     return params.query(
       `UPDATE ${this.tableName(plan.table)} SET ${set}${where}${this.returning(plan.returning, plan.kinds)}`,
     );
@@ -238,7 +260,7 @@ export abstract class SqlCompiler {
   compileDelete(plan: DeletePlan): CompiledQuery {
     const params = this.parameters();
     return params.query(
-      `DELETE FROM ${this.tableName(plan.table)}${this.whereClause(this.filterOf(plan), params)}`,
+      `DELETE FROM ${this.tableName(plan.table)}${this.whereClause(this.filterOf(plan), params, plan.table)}`,
     );
   }
 
@@ -307,37 +329,73 @@ export abstract class SqlCompiler {
     return { column: same, value: same };
   }
 
-  /** Compiles a {@link Condition}; every value becomes a bound parameter. */
-  protected condition(c: Condition, params: ParamList): string {
+  /**
+   * Compiles a {@link Condition}; every value becomes a bound parameter. `at` says how its
+   * columns are qualified ({@link ColumnScope}); a relation filter's subquery compiles its own
+   * conditions one level deeper.
+   * @throws Error for a relation filter in a statement that named no table (a planner bug).
+   */
+  protected condition(
+    c: Condition,
+    params: ParamList,
+    at: ColumnScope = { prefix: '', self: null, depth: 0 },
+  ): string {
+    const column = (name: string) => `${at.prefix}${this.quote(name)}`;
     switch (c.kind) {
       case 'and':
         return c.items.length === 0
           ? '1=1'
-          : `(${c.items.map((i) => this.condition(i, params)).join(' AND ')})`;
+          : `(${c.items.map((i) => this.condition(i, params, at)).join(' AND ')})`;
       case 'or':
         return c.items.length === 0
           ? '1=0'
-          : `(${c.items.map((i) => this.condition(i, params)).join(' OR ')})`;
+          : `(${c.items.map((i) => this.condition(i, params, at)).join(' OR ')})`;
       case 'compare': {
         const operand = this.operands(c);
-        return `${operand.column(this.quote(c.column))} ${COMPARE_SQL[c.op]} ${operand.value(params.add(c.value, c.column))}`;
+        return `${operand.column(column(c.column))} ${COMPARE_SQL[c.op]} ${operand.value(params.add(c.value, c.column))}`;
       }
       case 'null':
-        return `${this.quote(c.column)} IS ${c.negated ? 'NOT ' : ''}NULL`;
+        return `${column(c.column)} IS ${c.negated ? 'NOT ' : ''}NULL`;
       case 'in': {
         // in: [] matches nothing, nin: [] everything (CONTRACT.md §6).
         if (c.values.length === 0) return c.negated ? '1=1' : '1=0';
         const operand = this.operands(c);
         const list = c.values.map((v) => operand.value(params.add(v, c.column))).join(', ');
-        return `${operand.column(this.quote(c.column))} ${c.negated ? 'NOT IN' : 'IN'} (${list})`;
+        return `${operand.column(column(c.column))} ${c.negated ? 'NOT IN' : 'IN'} (${list})`;
       }
       case 'like': {
         const pattern = likePattern(
           escapeLike(c.value, this.likeSpecials, this.likeEscape),
           c.mode,
         );
-        return this.likeInsensitive(this.quote(c.column), params.add(pattern, c.column));
+        return this.likeInsensitive(column(c.column), params.add(pattern, c.column));
       }
+      case 'untrue':
+        // NOT (x IS TRUE) without boolean values (SQL Server has none): unknown counts as false.
+        return `CASE WHEN ${this.condition(c.item, params, at)} THEN 1 ELSE 0 END = 0`;
+      case 'exists':
+        return this.exists(c, params, at);
     }
+  }
+
+  /**
+   * `[NOT] EXISTS (SELECT 1 FROM <table> <alias> WHERE <alias>.<inner> = <outer level>.<outer> …
+   * AND <scope> AND <where>)`, the same text on every database but for quoting and placeholders.
+   * The alias hides the table's own name inside, so a table related to itself correlates with the
+   * enclosing level, never with itself.
+   */
+  private exists(c: ExistsCondition, params: ParamList, at: ColumnScope): string {
+    if (at.self === null) throw new Error('A relation filter needs the statement its row is in');
+    if (c.on.length === 0) throw new Error('A relation filter needs at least one column pair');
+    const alias = this.quote(`${SUBQUERY_ALIAS}${at.depth + 1}`);
+    const inner: ColumnScope = { prefix: `${alias}.`, self: alias, depth: at.depth + 1 };
+    const parts = c.on.map(
+      (p) => `${alias}.${this.quote(p.inner)} = ${at.self}.${this.quote(p.outer)}`,
+    );
+    // The caller's row rule of the related table, applied inside (CONTRACT.md §4).
+    if (!isTrue(c.scope)) parts.push(this.condition(c.scope, params, inner));
+    if (!isTrue(c.where)) parts.push(this.condition(c.where, params, inner));
+    const sql = `EXISTS (SELECT 1 FROM ${this.tableName(c.table)} ${alias} WHERE ${parts.join(' AND ')})`;
+    return c.negated ? `NOT ${sql}` : sql;
   }
 }

@@ -69,7 +69,7 @@ export abstract class MssqlCompiler extends SqlCompiler {
     const filter: Condition = none
       ? { kind: 'and', items: [this.filterOf(plan), { kind: 'or', items: [] }] }
       : this.filterOf(plan);
-    const where = this.whereClause(filter, params);
+    const where = this.whereClause(filter, params, plan.table);
     const exposed = this.quote(plan.table.name);
     const order = plan.order
       .map((o) =>
@@ -103,7 +103,7 @@ export abstract class MssqlCompiler extends SqlCompiler {
     const params = this.parameters();
     const set = plan.set.map((v) => `${this.quote(v.column)} = ${params.add(v.value)}`).join(', ');
     const output = this.returning(plan.returning, plan.kinds);
-    const where = this.whereClause(this.filterOf(plan), params);
+    const where = this.whereClause(this.filterOf(plan), params, plan.table);
     return {
       sql: `UPDATE ${this.tableName(plan.table)} SET ${set}${output}${where}`,
       params: params.values,
