@@ -72,9 +72,12 @@ export function tableTypeName(table: string): string {
   return baseName(/^(\d|__)/.test(name) ? `T${name}` : name);
 }
 
-/** The GraphQL names a row type mints: the row, its filter and its order input. */
-export function rowTypeNames(typeName: string): [string, string, string] {
-  return [typeName, `${typeName}Filter`, `${typeName}Order`];
+/**
+ * The GraphQL names a row type mints: the row, its filter, its order input and its relation
+ * filter (`<Row>Relation`, the `{some, none, every}` of a one-to-many filter key).
+ */
+export function rowTypeNames(typeName: string): [string, string, string, string] {
+  return [typeName, `${typeName}Filter`, `${typeName}Order`, `${typeName}Relation`];
 }
 
 function shapeOf(table: ModelTable, columns: ModelColumn[], navigations: NavigationNode[]): string {

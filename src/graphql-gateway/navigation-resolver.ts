@@ -48,7 +48,10 @@ export function navigationResolver(
             negated: false,
           };
           const where: Condition = many
-            ? { kind: 'and', items: [inKeys, planWhere(node, args.where, conn.dialect)] }
+            ? {
+                kind: 'and',
+                items: [inKeys, planWhere(node, args.where, conn.dialect, ctx.scopes)],
+              }
             : inKeys;
           const query = conn.dialect.compileSelect({
             table: tableRef(node.table),

@@ -1,5 +1,5 @@
 import { FieldNode, FragmentDefinitionNode, Kind, SelectionSetNode } from 'graphql';
-import { invalidInput } from '../common/domain-error';
+import { DomainError, ErrorCode, invalidInput } from '../common/domain-error';
 import type {
   ColumnKind,
   CompareOp,
@@ -315,27 +315,130 @@ function outOfRangeCondition(column: string, op: string, side: 'below' | 'above'
 }
 
 /**
+ * The caller's row rule of a table (`RowScopes.of`, CONTRACT.md §4), as relation filters apply it
+ * inside each subquery.
+ */
+export interface RelationScopes {
+  of(table: ModelTable, dialect: Dialect): Condition;
+}
+
+/**
+ * {@link RelationScopes} that notes every table whose scope was asked for: a planned read that
+ * applied a related table's scope may be kept for another caller only when that scope admits
+ * every row for that caller too (`plannedRead`).
+ */
+export class ConsultedScopes implements RelationScopes {
+  readonly tables = new Set<ModelTable>();
+  constructor(private readonly scopes: RelationScopes) {}
+
+  /** The inner scopes' answer for `table`, noting the table. */
+  of(table: ModelTable, dialect: Dialect): Condition {
+    this.tables.add(table);
+    return this.scopes.of(table, dialect);
+  }
+}
+
+/** The one-to-many quantifiers of a relation filter (README "Relation filters"). */
+const QUANTIFIERS = ['some', 'none', 'every'] as const;
+
+/**
+ * Relation filters one `where` may nest, one in another: the contract's nesting limit of
+ * relations (12, `NESTING_LIMIT` of `document-shape.ts`), as selections have.
+ */
+export const RELATION_FILTER_DEPTH = 12;
+
+/**
+ * The relation filter of navigation `nav` of `node` (README "Relation filters"): a correlated
+ * EXISTS over the related table, inside the caller's row rule of that table (failing closed: with
+ * no `scopes`, the filter is refused). Many-to-one: the related row exists, is visible and
+ * matches. One-to-many `{some, none, every}`: `some` a visible child matches, `none` no visible
+ * child matches, `every` no visible child fails, a child whose condition is unknown (NULL)
+ * counting as failing; the quantifiers given combine with AND.
+ */
+function relationCondition(
+  nav: RowNode['navigations'][number],
+  value: Record<string, unknown>,
+  dialect: Dialect,
+  scopes: RelationScopes | undefined,
+  depth: number,
+): Condition {
+  const { navigation, node: sub } = nav;
+  if (!scopes) {
+    throw new DomainError(
+      ErrorCode.Forbidden,
+      `${navigation.name} cannot be filtered here: the caller's row rules of ${sub.table.name} are unknown`,
+    );
+  }
+  if (depth >= RELATION_FILTER_DEPTH) {
+    throw invalidInput(
+      `Nesting limit exceeded: the filter nests more than ${RELATION_FILTER_DEPTH} relations; the limit is ${RELATION_FILTER_DEPTH}`,
+    );
+  }
+  const scope = scopes.of(sub.table, dialect);
+  const exists = (where: Condition, negated: boolean): Condition => ({
+    kind: 'exists',
+    table: tableRef(sub.table),
+    on: [{ inner: navigation.toColumn, outer: navigation.fromColumn }],
+    scope,
+    where,
+    negated,
+  });
+  const inner = (filter: unknown) =>
+    planWhere(sub, filter as FilterInput, dialect, scopes, depth + 1);
+  if (navigation.kind === 'manyToOne') return exists(inner(value), false);
+  const items: Condition[] = [];
+  for (const quantifier of QUANTIFIERS) {
+    const filter = value[quantifier];
+    if (filter === undefined || filter === null) continue;
+    const condition = inner(filter);
+    if (quantifier === 'some') items.push(exists(condition, false));
+    else if (quantifier === 'none') items.push(exists(condition, true));
+    else if (!isEveryRow(condition)) items.push(exists({ kind: 'untrue', item: condition }, true));
+  }
+  return items.length === 1 ? items[0] : { kind: 'and', items };
+}
+
+const isEveryRow = (c: Condition) => c.kind === 'and' && c.items.length === 0;
+
+/**
  * Turns a `<Base>Filter` into a {@link Condition}: keys at one level combine with AND; `and: []`
  * is true and `or: []` false (CONTRACT.md §6). Values are converted for the dialect's binding.
- * @throws DomainError INVALID_INPUT for an invalid key value.
+ * A navigation key is a relation filter (see `relationCondition`): a correlated EXISTS inside the
+ * caller's row rule of the related table, taken from `scopes`; only the navigation's subtree's
+ * columns and navigations can be named (the schema's `<Row>Filter` of that subtree).
+ * @param scopes the caller's row rules; without them a relation filter is refused (Forbidden).
+ * @param depth relation filters already around this one (at most {@link RELATION_FILTER_DEPTH}).
+ * @throws DomainError INVALID_INPUT for an invalid key value, or relation filters nested past the
+ * limit; FORBIDDEN for a relation filter without `scopes`.
  */
 export function planWhere(
   node: RowNode,
   where: FilterInput | null | undefined,
   dialect: Dialect,
+  scopes?: RelationScopes,
+  depth = 0,
 ): Condition {
   const items: Condition[] = [];
   if (where) {
     for (const [key, value] of Object.entries(where)) {
       if (value === undefined || value === null) continue;
       if (key === 'and' || key === 'or') {
-        const parts = (value as FilterInput[]).map((f) => planWhere(node, f, dialect));
+        const parts = (value as FilterInput[]).map((f) =>
+          planWhere(node, f, dialect, scopes, depth),
+        );
         items.push({ kind: key, items: parts });
         continue;
       }
       const column = node.columns.find((c) => c.name === key);
-      if (column)
+      if (column) {
         items.push(...columnCondition(node, column, value as Record<string, unknown>, dialect));
+        continue;
+      }
+      const nav = node.navigations.find((n) => n.navigation.name === key);
+      if (nav) {
+        const relation = value as Record<string, unknown>;
+        items.push(relationCondition(nav, relation, dialect, scopes, depth));
+      }
     }
   }
   return items.length === 1 ? items[0] : { kind: 'and', items };

@@ -276,6 +276,24 @@ class TypeFactory implements OperationTypes {
           ...Object.fromEntries(
             node.columns.map((c) => [c.name, { type: this.filterInput(node, c) }]),
           ),
+          ...Object.fromEntries(
+            node.navigations
+              .filter(({ navigation }) => !node.columns.some((c) => c.name === navigation.name))
+              .map(({ navigation, node: sub }) => [
+                navigation.name,
+                navigation.kind === 'manyToOne'
+                  ? {
+                      type: this.filter(sub),
+                      description: `Holds when the related ${sub.typeName} exists, is visible to the caller and matches.`,
+                      extensions: { relationFilter: { counts: true } },
+                    }
+                  : {
+                      type: this.relation(sub),
+                      description: `Conditions on the related ${sub.typeName} rows the caller can see.`,
+                      extensions: { relationFilter: { counts: false } },
+                    },
+              ]),
+          ),
           and: {
             type: new GraphQLList(new GraphQLNonNull(self)),
             description: 'All must hold; [] is true.',
@@ -288,6 +306,41 @@ class TypeFactory implements OperationTypes {
       });
       type = self;
       this.filters.set(node.typeName, type);
+    }
+    return type;
+  }
+
+  private readonly relations = new Map<string, GraphQLInputObjectType>();
+
+  /**
+   * `<Row>Relation`, the value of a one-to-many navigation key of a filter (README "Relation
+   * filters"): `some`, `none` and `every`, each taking the child's `<Row>Filter` (the columns and
+   * navigations of the navigation's subtree only). Shared by the nodes of one type name, as the
+   * filter is; the name is minted with the row's (`rowTypeNames`), so it never clashes.
+   */
+  relation(node: RowNode): GraphQLInputObjectType {
+    let type = this.relations.get(node.typeName);
+    if (!type) {
+      const name = `${node.typeName}Relation`;
+      this.claim(name, `relation ${node.shape}`, `the relation filter of ${this.labelOf(node)}`);
+      const filter = () => this.filter(node);
+      // Each quantifier is one subquery: one and/or item (`operation-cost.ts`).
+      const extensions = { relationFilter: { counts: true } };
+      type = new GraphQLInputObjectType({
+        name,
+        description: `Conditions on related ${node.typeName} rows, among those the caller can see; given together, all must hold.`,
+        fields: () => ({
+          some: { type: filter(), description: 'At least one visible row matches.', extensions },
+          none: { type: filter(), description: 'No visible row matches.', extensions },
+          every: {
+            type: filter(),
+            extensions,
+            description:
+              'Every visible row matches: true with no visible row; a row whose condition is unknown (an empty field) does not match.',
+          },
+        }),
+      });
+      this.relations.set(node.typeName, type);
     }
     return type;
   }

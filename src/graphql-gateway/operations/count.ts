@@ -1,7 +1,8 @@
 import { type FieldNode, type GraphQLFieldResolver, GraphQLInt, GraphQLNonNull } from 'graphql';
+import type { ModelTable } from '../../platform/version-definition';
 import type { RowNode } from '../api-tree';
 import type { GatewayContext } from '../gateway-context';
-import { type FilterInput, planWhere, tableRef } from '../query-planner';
+import { ConsultedScopes, type FilterInput, planWhere, tableRef } from '../query-planner';
 import { withGraphQLArguments } from './arguments';
 import type { OperationKind } from './operation-kind';
 import { type PlannedRead, plannedRead } from './planned-read';
@@ -14,14 +15,18 @@ export function countResolver(
   return withGraphQLArguments(async (_source, args, ctx, info) => {
     const conn = await ctx.connection(node.table.datasourceId);
     const scope = ctx.scopes.of(node.table, conn.dialect);
-    const { query } = plannedRead(kept, info, scope, () => ({
-      query: conn.dialect.compileCount({
-        table: tableRef(node.table),
-        where: planWhere(node, args.where, conn.dialect),
-        scope,
-      }),
-      columns: [],
-    }));
+    const { query } = plannedRead(
+      kept,
+      info,
+      scope,
+      () => {
+        const related = new ConsultedScopes(ctx.scopes);
+        const where = planWhere(node, args.where, conn.dialect, related);
+        const query = conn.dialect.compileCount({ table: tableRef(node.table), where, scope });
+        return { query, columns: [], related: related.tables };
+      },
+      (table: ModelTable) => ctx.scopes.of(table, conn.dialect),
+    );
     const { rows } = await conn.run(query!);
     return Number(rows[0]?.count ?? 0);
   });

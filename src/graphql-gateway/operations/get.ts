@@ -1,8 +1,10 @@
 import { type FieldNode, type GraphQLFieldResolver, GraphQLList, GraphQLNonNull } from 'graphql';
+import type { ModelTable } from '../../platform/version-definition';
 import type { RowNode } from '../api-tree';
 import type { GatewayContext } from '../gateway-context';
 import {
   columnKinds,
+  ConsultedScopes,
   planOrder,
   planPage,
   planWhere,
@@ -23,21 +25,29 @@ export function getResolver(
     const page = planPage(args.take, args.skip);
     const conn = await ctx.connection(node.table.datasourceId);
     const scope = ctx.scopes.of(node.table, conn.dialect);
-    const { query, columns } = plannedRead(kept, info, scope, () => {
-      const where = planWhere(node, args.where, conn.dialect);
-      if (page.take === 0) return { query: null, columns: [] };
-      const columns = selectColumns(node, info.fieldNodes, info.fragments);
-      const query = conn.dialect.compileSelect({
-        table: tableRef(node.table),
-        columns,
-        kinds: columnKinds(node.table),
-        where,
-        scope,
-        order: planOrder(node, args.order),
-        ...page,
-      });
-      return { query, columns };
-    });
+    const scopeOf = (table: ModelTable) => ctx.scopes.of(table, conn.dialect);
+    const { query, columns } = plannedRead(
+      kept,
+      info,
+      scope,
+      () => {
+        const related = new ConsultedScopes(ctx.scopes);
+        const where = planWhere(node, args.where, conn.dialect, related);
+        if (page.take === 0) return { query: null, columns: [] };
+        const columns = selectColumns(node, info.fieldNodes, info.fragments);
+        const query = conn.dialect.compileSelect({
+          table: tableRef(node.table),
+          columns,
+          kinds: columnKinds(node.table),
+          where,
+          scope,
+          order: planOrder(node, args.order),
+          ...page,
+        });
+        return { query, columns, related: related.tables };
+      },
+      scopeOf,
+    );
     if (!query) return [];
     return shapeRows(node.table, columns, (await conn.run(query)).rows, conn.dialect);
   });

@@ -5,8 +5,10 @@ import {
   getNamedType,
   getNullableType,
   GraphQLField,
+  GraphQLInputObjectType,
   GraphQLObjectType,
   GraphQLSchema,
+  isInputObjectType,
   isListType,
   isObjectType,
   Kind,
@@ -149,18 +151,48 @@ interface Tally {
   booleanItems: number;
 }
 
-/** Counts `and`/`or` items and checks `in`/`nin` lengths of a coerced `where` value. */
-function checkFilter(value: unknown, limits: CostLimits, tally: Tally, field: string): void {
+/**
+ * How a filter input field is a relation filter (`schema-builder.ts` sets it in the field's
+ * `extensions.relationFilter`): `counts` when it is one correlated subquery (a many-to-one key, or
+ * `some`/`none`/`every`), which counts as one and/or item; a one-to-many key holds the quantifiers.
+ */
+export interface RelationFilterMark {
+  counts: boolean;
+}
+
+/**
+ * Counts `and`/`or` items and relation filters (each many-to-one key and each `some`/`none`/
+ * `every`: one subquery, one item, so nested relation filters cannot multiply past the ceiling)
+ * and checks `in`/`nin` lengths of a coerced `where` value, inside relation filters too. `type` is
+ * the value's input type, which tells relation keys from columns.
+ */
+function checkFilter(
+  value: unknown,
+  limits: CostLimits,
+  tally: Tally,
+  field: string,
+  type: GraphQLInputObjectType | null,
+): void {
   if (!value || typeof value !== 'object') return;
+  const count = (items: number) => {
+    tally.booleanItems += items;
+    if (tally.booleanItems > limits.booleanItems) {
+      throw invalidInput(
+        `The request has more than ${limits.booleanItems} and/or items and relation filters; the limit is ${limits.booleanItems}: combine conditions with in lists or split the request`,
+      );
+    }
+  };
   for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+    const definition = type?.getFields()[key];
+    const mark = definition?.extensions?.relationFilter as RelationFilterMark | undefined;
     if ((key === 'and' || key === 'or') && Array.isArray(inner)) {
-      tally.booleanItems += inner.length;
-      if (tally.booleanItems > limits.booleanItems) {
-        throw invalidInput(
-          `The request has more than ${limits.booleanItems} and/or items; the limit is ${limits.booleanItems}: combine conditions with in lists or split the request`,
-        );
-      }
-      for (const item of inner) checkFilter(item, limits, tally, field);
+      count(inner.length);
+      for (const item of inner) checkFilter(item, limits, tally, field, type);
+    } else if (mark && definition) {
+      if (inner === null || inner === undefined) continue;
+      if (mark.counts) count(1);
+      const named = getNamedType(definition.type);
+      checkFilter(inner, limits, tally, field, isInputObjectType(named) ? named : null);
     } else if (inner && typeof inner === 'object') {
       for (const [op, operand] of Object.entries(inner as Record<string, unknown>)) {
         if (
@@ -204,7 +236,15 @@ export function checkRequestCost(
     for (const field of level) {
       const args = getArgumentValues(field.definition, field.nodes[0], variableValues);
       const label = field.nodes[0].name.value;
-      checkFilter(args.where, limits, tally, label);
+      const whereType = field.definition.args.find((a) => a.name === 'where')?.type;
+      const filterType = whereType ? getNamedType(whereType) : null;
+      checkFilter(
+        args.where,
+        limits,
+        tally,
+        label,
+        isInputObjectType(filterType) ? filterType : null,
+      );
       if (!field.rows) continue;
       let rows = multiplier;
       if (field.list) {
