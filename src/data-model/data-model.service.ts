@@ -219,8 +219,9 @@ export class DataModelService {
   /**
    * Adds an introspected table to the model, or refreshes the model table of the same database
    * table: new columns appear, dropped ones go, a kept column keeps its app enum; everything read
-   * from the catalog (types, database enum values, table and column comments) is replaced by what
-   * the database says now, so a comment removed there goes here too. A declared key replaces a
+   * from the catalog (types, database enum values, table and column comments, the statistics
+   * `estimatedRows` and foreign keys' `fanOut`) is replaced by what the database says now, so a
+   * comment removed there goes here too. A declared key replaces a
    * chosen one; without one, a chosen key stays while all its columns exist.
    */
   private upsert(def: VersionDefinition, datasourceId: string, t: IntrospectedTable): ModelTable {
@@ -243,6 +244,8 @@ export class DataModelService {
       existing.foreignKeys = t.foreignKeys;
       if (t.comment) existing.comment = t.comment;
       else delete existing.comment;
+      if (t.estimatedRows !== undefined) existing.estimatedRows = t.estimatedRows;
+      else delete existing.estimatedRows;
       setFlag(existing, 'primaryKeyChosen', keepChosen);
       setFlag(existing, 'readOnly', kind === 'view');
       return existing;

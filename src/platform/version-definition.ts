@@ -6,7 +6,9 @@ import type { IntrospectedTable } from '../datasources/core/dialect';
  * have neither `readOnly` nor `primaryKeyChosen`; absent means false. `comment` (the table's) and,
  * on columns, `comment`, `dbEnum` and `declaredType` are stored only when the database gave them,
  * and are absent from definitions saved before they were read (README "Values"): such a table
- * reads as it did (enum columns as `String`, no comments) until it is imported again.
+ * reads as it did (enum columns as `String`, no comments) until it is imported again. The same
+ * holds for the statistics read at import, `estimatedRows` and a foreign key's `fanOut`: absent,
+ * the cost estimate counts the worst case (README "Limits").
  */
 export interface ModelTable extends Omit<IntrospectedTable, 'kind'> {
   /** Model name: the database table's name, or `<schema>_<table>` when two imported tables share it. */

@@ -6,7 +6,9 @@ import { MysqlDialect } from '../mysql/dialect';
 import { mysqlColumnsSql, mysqlTablesSql } from '../mysql/introspection';
 import {
   POSTGRES_COLUMN_DETAILS_SQL,
+  POSTGRES_COLUMN_STATISTICS_SQL,
   POSTGRES_LIST_TABLES_SQL,
+  POSTGRES_ROW_ESTIMATES_SQL,
   POSTGRES_RELATIONS_SQL,
   postgresArrayElement,
 } from '../postgres/introspection';
@@ -340,8 +342,11 @@ describe('golden introspection SQL: comments and enum types (issue 11, item 4)',
     const [table] = await DIALECTS.postgres.introspect(pool, [
       { schema: 'public', name: 'people' },
     ]);
-    expect(pool.queries).toHaveLength(4);
-    const [, relations, , details] = pool.queries;
+    expect(pool.queries).toHaveLength(6);
+    const [, relations, , details, estimates, statistics] = pool.queries;
+    expect(estimates.sql).toBe(POSTGRES_ROW_ESTIMATES_SQL);
+    expect(statistics.sql).toBe(POSTGRES_COLUMN_STATISTICS_SQL);
+    expect(statistics.params).toEqual([['public'], ['people']]);
     expect(relations.sql).toBe(POSTGRES_RELATIONS_SQL);
     expect(relations.sql).toContain("obj_description(cl.oid, 'pg_class') AS comment");
     expect(details.sql).toBe(POSTGRES_COLUMN_DETAILS_SQL);
@@ -505,7 +510,7 @@ describe('golden introspection SQL: comments and enum types (issue 11, item 4)',
     expect(columns.params).toEqual(['shop', 'orders', 'order_list']);
     expect(relations.sql).toBe(mysqlTablesSql(2));
     expect(relations.sql).toBe(
-      'SELECT TABLE_NAME AS `table_name`, TABLE_TYPE AS `table_type`, TABLE_COMMENT AS `table_comment` ' +
+      'SELECT TABLE_NAME AS `table_name`, TABLE_TYPE AS `table_type`, TABLE_COMMENT AS `table_comment`, TABLE_ROWS AS `table_rows` ' +
         'FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME IN (?, ?)',
     );
     expect(tables.map((t) => [t.dbName, t.kind, t.comment])).toEqual([
@@ -559,6 +564,7 @@ describe('golden introspection SQL: comments and enum types (issue 11, item 4)',
   it('SQLite: no comments, no enum types', async () => {
     const pool = recordingPool([
       [{ name: 'notes', type: 'table' }],
+      [{ n: 0 }],
       [{ name: 'id', type: 'INTEGER', notnull: 0n, dflt_value: null, pk: 1n, hidden: 0n }],
       [],
     ]);

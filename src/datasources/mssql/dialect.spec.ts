@@ -15,6 +15,7 @@ import {
   MssqlColumnRow,
   mssqlColumnFromCatalog,
   mssqlKind,
+  mssqlRowEstimatesSql,
   mssqlTablesFromCatalog,
 } from './introspection';
 import { MssqlDialect } from './dialect';
@@ -891,7 +892,8 @@ describe('introspection of views (issue 11; golden SQL, no server)', () => {
       { schema: null, name: 'film_list' },
       { schema: 'sales', name: 'orders' },
     ]);
-    expect(p.queries).toHaveLength(3);
+    expect(p.queries).toHaveLength(4);
+    expect(p.queries[3].sql).toBe(mssqlRowEstimatesSql('OBJECT_ID(@p1), OBJECT_ID(@p2)'));
     for (const q of p.queries) {
       expect(q.params).toEqual(['[dbo].[film_list]', '[sales].[orders]']);
       expect(q.sql).toContain('IN (OBJECT_ID(@p1), OBJECT_ID(@p2))');

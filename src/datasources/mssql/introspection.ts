@@ -1,4 +1,4 @@
-import { catalogComment } from '../core/dialect';
+import { catalogComment, rowStatistic } from '../core/dialect';
 import type {
   ColumnKind,
   DatabaseIdentity,
@@ -220,13 +220,15 @@ export function mssqlColumnFromCatalog(row: MssqlColumnRow): ModelColumn {
  * Primary key columns come in `sys.index_columns.key_ordinal` order; foreign keys are grouped by
  * `sys.foreign_keys.object_id`, their column pairs in `constraint_column_id` order (docs,
  * "sys.index_columns", "sys.foreign_key_columns"). The kind is the column rows' `table_kind`
- * (a view declares no primary or foreign key, so those lists stay empty for it).
+ * (a view declares no primary or foreign key, so those lists stay empty for it). A table's
+ * `estimatedRows` is its {@link mssqlRowEstimatesSql} row's count ({@link rowStatistic}).
  */
 export function mssqlTablesFromCatalog(
   tables: TableRef[],
   columns: MssqlColumnRow[],
   keys: MssqlKeyRow[],
   foreignKeys: MssqlForeignKeyRow[],
+  estimates: MssqlRowEstimateRow[] = [],
 ): IntrospectedTable[] {
   const id = (schema: string, name: string) => `${schema}\u0000${name}`;
   const out: IntrospectedTable[] = [];
@@ -252,11 +254,16 @@ export function mssqlTablesFromCatalog(
       fk.referencedColumns.push(r.ref_column);
     }
     const comment = catalogComment(own[0].table_comment);
+    const estimatedRows =
+      own[0].table_kind === 'view'
+        ? undefined
+        : rowStatistic(estimates.find((e) => id(e.schema_name, e.table_name) === key)?.row_count);
     out.push({
       schema,
       dbName: table.name,
       kind: own[0].table_kind === 'view' ? 'view' : 'table',
       ...(comment !== undefined && { comment }),
+      ...(estimatedRows !== undefined && { estimatedRows }),
       columns: own.map(mssqlColumnFromCatalog),
       primaryKey: keys
         .filter((k) => id(k.schema_name, k.table_name) === key)
@@ -265,6 +272,30 @@ export function mssqlTablesFromCatalog(
     });
   }
   return out;
+}
+
+/** A row of {@link mssqlRowEstimatesSql}. */
+export interface MssqlRowEstimateRow {
+  schema_name: string;
+  table_name: string;
+  row_count: unknown;
+}
+
+/**
+ * The rows of each table asked for (`ids`: a list of `OBJECT_ID(@pN)`), summed over its
+ * partitions of the heap or clustered index (`index_id` 0 or 1): `sys.partitions.rows`, "the
+ * approximate number of rows in this partition" (SQL Server docs, "sys.partitions"), which any
+ * login that sees the table may read, where `sys.dm_db_partition_stats` needs VIEW DATABASE
+ * STATE. SQL Server's column statistics (`DBCC SHOW_STATISTICS`) are not read: its foreign keys
+ * carry no `fanOut`.
+ */
+export function mssqlRowEstimatesSql(ids: string): string {
+  return `SELECT s.name AS [schema_name], t.name AS [table_name], SUM(p.rows) AS [row_count]
+       FROM sys.partitions p
+       JOIN sys.tables t ON t.object_id = p.object_id
+       JOIN sys.schemas s ON s.schema_id = t.schema_id
+       WHERE p.index_id IN (0, 1) AND p.object_id IN (${ids})
+       GROUP BY s.name, t.name`;
 }
 
 /**
@@ -320,6 +351,7 @@ export async function introspectMssql(
   const columns: MssqlColumnRow[] = [];
   const keys: MssqlKeyRow[] = [];
   const foreignKeys: MssqlForeignKeyRow[] = [];
+  const estimates: MssqlRowEstimateRow[] = [];
   for (let i = 0; i < tables.length; i += INTROSPECTION_CHUNK) {
     const chunk = tables.slice(i, i + INTROSPECTION_CHUNK);
     const params = chunk.map((t) => `${mssqlQuote(t.schema ?? 'dbo')}.${mssqlQuote(t.name)}`);
@@ -351,9 +383,11 @@ export async function introspectMssql(
        ORDER BY ps.name, pt.name, fk.name, fkc.constraint_column_id`,
       params,
     });
+    const e = await pool.run({ sql: mssqlRowEstimatesSql(ids), params });
+    estimates.push(...(e.rows as unknown as MssqlRowEstimateRow[]));
     columns.push(...(c.rows as unknown as MssqlColumnRow[]));
     keys.push(...(k.rows as unknown as MssqlKeyRow[]));
     foreignKeys.push(...(f.rows as unknown as MssqlForeignKeyRow[]));
   }
-  return mssqlTablesFromCatalog(tables, columns, keys, foreignKeys);
+  return mssqlTablesFromCatalog(tables, columns, keys, foreignKeys, estimates);
 }

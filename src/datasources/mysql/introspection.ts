@@ -1,4 +1,4 @@
-import { catalogComment } from '../core/dialect';
+import { averageFanOut, catalogComment, rowStatistic } from '../core/dialect';
 import type {
   ColumnKind,
   DatabaseIdentity,
@@ -138,12 +138,30 @@ export function mysqlColumnsSql(count: number): string {
 /**
  * The table query of {@link MysqlDialect.introspect} for one schema (`?` first) and `count` table
  * names (MySQL "The INFORMATION_SCHEMA TABLES Table"): `TABLE_TYPE` `VIEW` is a view;
- * `TABLE_COMMENT` is the table's comment (`''` for none, the word `VIEW` for every view).
+ * `TABLE_COMMENT` is the table's comment (`''` for none, the word `VIEW` for every view);
+ * `TABLE_ROWS` the rows the storage engine estimates (InnoDB: an estimate from sampled pages,
+ * NULL for views; MySQL 8 caches it for `information_schema_stats_expiry` seconds, so `ANALYZE
+ * TABLE` refreshes it), read by {@link rowStatistic}.
  */
 export function mysqlTablesSql(count: number): string {
   return (
-    'SELECT TABLE_NAME AS `table_name`, TABLE_TYPE AS `table_type`, TABLE_COMMENT AS `table_comment` ' +
+    'SELECT TABLE_NAME AS `table_name`, TABLE_TYPE AS `table_type`, TABLE_COMMENT AS `table_comment`, TABLE_ROWS AS `table_rows` ' +
     `FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME IN (${placeholders(count)})`
+  );
+}
+
+/**
+ * The index statistics query of {@link MysqlDialect.introspect} for one schema (`?` first) and
+ * `count` table names (MySQL "The INFORMATION_SCHEMA STATISTICS Table"): per column that leads an
+ * index (`SEQ_IN_INDEX = 1`), the largest `CARDINALITY`, the engine's estimate of its distinct
+ * values. InnoDB indexes every foreign-key column (MySQL "FOREIGN KEY Constraints"), so each
+ * one-column foreign key has a row; {@link averageFanOut} divides the table's `TABLE_ROWS` by it.
+ */
+export function mysqlIndexCardinalitySql(count: number): string {
+  return (
+    'SELECT TABLE_NAME AS `table_name`, COLUMN_NAME AS `column_name`, MAX(CARDINALITY) AS `cardinality` ' +
+    `FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND TABLE_NAME IN (${placeholders(count)}) AND SEQ_IN_INDEX = 1 ` +
+    'GROUP BY TABLE_NAME, COLUMN_NAME'
   );
 }
 
@@ -311,6 +329,8 @@ export async function listMysqlTables(pool: SqlPool): Promise<ListedTable[]> {
  * - kind: `information_schema.TABLES.TABLE_TYPE` `VIEW` is a view. A view's columns are in
  *   COLUMNS like a table's, with the nullability of what they select; a view whose tables are
  *   gone has no rows there (MySQL warns, error 1356), so it is left out.
+ * - statistics: `estimatedRows` from `TABLE_ROWS` ({@link mysqlTablesSql}) and a one-column
+ *   foreign key's `fanOut` from its index's cardinality ({@link mysqlIndexCardinalitySql}).
  */
 export async function introspectMysql(
   pool: SqlPool,
@@ -328,6 +348,8 @@ export async function introspectMysql(
   const keys = new Map<string, KeyRow[]>();
   const views = new Set<string>();
   const comments = new Map<string, string>();
+  const estimates = new Map<string, number>();
+  const cardinalities = new Map<string, unknown>();
   const id = (schema: string, table: string) => `${schema}\u0000${table}`;
   for (const [schema, names] of bySchema) {
     for (let i = 0; i < names.length; i += INTROSPECT_BATCH) {
@@ -380,6 +402,18 @@ export async function introspectMysql(
         // Table"), not a comment: views take none.
         const comment = view ? undefined : catalogComment(r.table_comment);
         if (comment !== undefined) comments.set(k, comment);
+        const rows = view ? undefined : rowStatistic(r.table_rows);
+        if (rows !== undefined) estimates.set(k, rows);
+      }
+      const indexRows = await pool.run({
+        sql: mysqlIndexCardinalitySql(batch.length),
+        params: [schema, ...batch],
+      });
+      for (const r of indexRows.rows) {
+        cardinalities.set(
+          `${id(schema, String(r.table_name))}\u0000${String(r.column_name)}`,
+          r.cardinality,
+        );
       }
     }
   }
@@ -390,16 +424,27 @@ export async function introspectMysql(
     if (!cols) continue;
     const tableKeys = keys.get(id(schema, t.name)) ?? [];
     const comment = comments.get(id(schema, t.name));
+    const estimatedRows = estimates.get(id(schema, t.name));
     out.push({
       schema,
       dbName: t.name,
       kind: views.has(id(schema, t.name)) ? 'view' : 'table',
       ...(comment !== undefined && { comment }),
+      ...(estimatedRows !== undefined && { estimatedRows }),
       columns: cols.map(modelColumn),
       primaryKey: tableKeys
         .filter((k) => k.constraint_name === 'PRIMARY')
         .map((k) => String(k.column_name)),
-      foreignKeys: foreignKeys(tableKeys),
+      foreignKeys: foreignKeys(tableKeys).map((fk) => {
+        const fanOut =
+          fk.columns.length === 1
+            ? averageFanOut(
+                estimatedRows,
+                cardinalities.get(`${id(schema, t.name)}\u0000${fk.columns[0]}`),
+              )
+            : undefined;
+        return fanOut === undefined ? fk : { ...fk, fanOut };
+      }),
     });
   }
   return out;

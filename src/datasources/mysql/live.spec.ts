@@ -362,7 +362,10 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
     });
 
     it('reads single, composite and self-referencing foreign keys and composite primary keys', () => {
-      expect(tables.get('orders')!.foreignKeys).toEqual([
+      // fanOut (index statistics) is checked in its own test.
+      const keysOf = (name: string) =>
+        tables.get(name)!.foreignKeys.map(({ fanOut: _fanOut, ...fk }) => fk);
+      expect(keysOf('orders')).toEqual([
         {
           columns: ['customer_id'],
           referencedSchema: DB,
@@ -370,7 +373,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
           referencedColumns: ['id'],
         },
       ]);
-      expect(tables.get('line_items')!.foreignKeys).toEqual([
+      expect(keysOf('line_items')).toEqual([
         {
           columns: ['tenant_id', 'slug'],
           referencedSchema: DB,
@@ -378,7 +381,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
           referencedColumns: ['tenant_id', 'slug'],
         },
       ]);
-      expect(tables.get('employees')!.foreignKeys).toEqual([
+      expect(keysOf('employees')).toEqual([
         {
           columns: ['manager_id'],
           referencedSchema: DB,

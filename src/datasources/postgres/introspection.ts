@@ -1,4 +1,4 @@
-import { ARRAY_ELEMENT_KINDS, catalogComment } from '../core/dialect';
+import { ARRAY_ELEMENT_KINDS, averageFanOut, catalogComment, rowStatistic } from '../core/dialect';
 import type {
   ColumnKind,
   DatabaseEnum,
@@ -170,6 +170,45 @@ export const POSTGRES_COLUMN_DETAILS_SQL = `SELECT ns.nspname AS table_schema, c
               WHERE a.attnum > 0 AND NOT a.attisdropped AND cl.relkind IN ('r', 'p', 'v', 'm', 'f')
                 AND ns.nspname = ANY($1) AND cl.relname = ANY($2)`;
 
+/**
+ * The rows the planner's statistics expect in each table, partitioned table and materialized
+ * view asked for: `pg_class.reltuples`, set by `VACUUM`, `ANALYZE` and `CREATE INDEX`, -1 (≥ 14)
+ * or 0 (before 14) when never measured (PostgreSQL docs, "pg_class"; {@link rowStatistic} reads
+ * both as unknown). Views have none. Parameters `$1` schemas, `$2` names.
+ */
+export const POSTGRES_ROW_ESTIMATES_SQL = `SELECT ns.nspname::text AS table_schema, cl.relname::text AS table_name, cl.reltuples::float8 AS reltuples
+              FROM pg_class cl JOIN pg_namespace ns ON ns.oid = cl.relnamespace
+              WHERE ns.nspname = ANY($1) AND cl.relname = ANY($2) AND cl.relkind IN ('r', 'p', 'm')`;
+
+/**
+ * Per column of the tables asked for, what `ANALYZE` found (PostgreSQL docs, "pg_stats"):
+ * `null_frac`, the share of NULLs, and `n_distinct`, the distinct non-null values (above 0) or
+ * their number as a negative share of the rows (below 0: -1 is unique). `pg_stats` shows only
+ * columns the login may read. A table with inheritance children has two rows per column, its
+ * own first (`inherited` false); a partitioned table only the inherited one. Parameters `$1`
+ * schemas, `$2` names.
+ */
+export const POSTGRES_COLUMN_STATISTICS_SQL = `SELECT schemaname::text AS table_schema, tablename::text AS table_name, attname::text AS column_name,
+                null_frac::float8 AS null_frac, n_distinct::float8 AS n_distinct
+              FROM pg_stats WHERE schemaname = ANY($1) AND tablename = ANY($2)
+              ORDER BY inherited`;
+
+/**
+ * The average fan-out of a foreign-key column from its {@link POSTGRES_COLUMN_STATISTICS_SQL}
+ * row and its table's `reltuples`: distinct values are `n_distinct`, or `-n_distinct ×
+ * reltuples` when negative ({@link averageFanOut}); undefined when either is unknown.
+ */
+export function postgresFanOut(
+  reltuples: unknown,
+  stats: Record<string, unknown> | undefined,
+): number | undefined {
+  if (!stats) return undefined;
+  const rows = Number(reltuples);
+  const nDistinct = Number(stats.n_distinct);
+  const distinct = nDistinct < 0 ? -nDistinct * rows : nDistinct;
+  return averageFanOut(rows, distinct, Number(stats.null_frac ?? 0));
+}
+
 /** The enum type of a {@link POSTGRES_COLUMN_DETAILS_SQL} row, or undefined when it has none. */
 function enumOf(row: Record<string, unknown> | undefined): DatabaseEnum | undefined {
   if (!row || row.enum_name === null || row.enum_name === undefined) return undefined;
@@ -263,6 +302,9 @@ export async function listPostgresTables(pool: SqlPool): Promise<ListedTable[]> 
  *   parent (PostgreSQL ≥ 11). A foreign key referencing a partitioned table also gets one
  *   internal copy per partition (PostgreSQL ≥ 12, `conparentid` set); copies whose referenced
  *   table is a partition are left out, so only the key to the parent remains.
+ * - Statistics: the table's `estimatedRows` ({@link POSTGRES_ROW_ESTIMATES_SQL}) and each
+ *   one-column foreign key's `fanOut` ({@link POSTGRES_COLUMN_STATISTICS_SQL},
+ *   {@link postgresFanOut}), absent while the table was never analyzed.
  */
 export async function introspectPostgres(
   pool: SqlPool,
@@ -312,6 +354,8 @@ export async function introspectPostgres(
   const details = (await pool.run({ sql: POSTGRES_COLUMN_DETAILS_SQL, params })).rows.filter((r) =>
     wanted(r.table_schema, r.table_name),
   );
+  const estimates = (await pool.run({ sql: POSTGRES_ROW_ESTIMATES_SQL, params })).rows;
+  const statistics = (await pool.run({ sql: POSTGRES_COLUMN_STATISTICS_SQL, params })).rows;
   return tables
     .map((t): IntrospectedTable | null => {
       const schema = t.schema ?? 'public';
@@ -325,11 +369,15 @@ export async function introspectPostgres(
       const relkind = relation?.relkind;
       const comment = catalogComment(relation?.comment);
       const detailsOf = details.filter(mine);
+      const reltuples = estimates.find(mine)?.reltuples;
+      const estimatedRows = rowStatistic(reltuples);
+      const statsOf = statistics.filter(mine);
       return {
         schema,
         dbName: t.name,
         kind: relkind === 'v' || relkind === 'm' ? 'view' : 'table',
         ...(comment !== undefined && { comment }),
+        ...(estimatedRows !== undefined && { estimatedRows }),
         columns: own.map((c): ModelColumn => {
           const serial =
             typeof c.column_default === 'string' && c.column_default.startsWith('nextval(');
@@ -368,12 +416,23 @@ export async function introspectPostgres(
         primaryKey: primary ? columnNames(primary.columns) : [],
         foreignKeys: constraints
           .filter((k) => k.contype === 'f')
-          .map((k) => ({
-            columns: columnNames(k.columns),
-            referencedSchema: String(k.ref_schema),
-            referencedTable: String(k.ref_table),
-            referencedColumns: columnNames(k.ref_columns),
-          })),
+          .map((k) => {
+            const fkColumns = columnNames(k.columns);
+            const fanOut =
+              fkColumns.length === 1
+                ? postgresFanOut(
+                    reltuples,
+                    statsOf.find((r) => r.column_name === fkColumns[0]),
+                  )
+                : undefined;
+            return {
+              columns: fkColumns,
+              referencedSchema: String(k.ref_schema),
+              referencedTable: String(k.ref_table),
+              referencedColumns: columnNames(k.ref_columns),
+              ...(fanOut !== undefined && { fanOut }),
+            };
+          }),
       };
     })
     .filter((t): t is IntrospectedTable => t !== null);

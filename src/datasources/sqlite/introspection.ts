@@ -1,4 +1,5 @@
 import { DomainError } from '../../common/domain-error';
+import { averageFanOut, rowStatistic, SQLITE_COUNT_CAP } from '../core/dialect';
 import type {
   ColumnKind,
   DatabaseIdentity,
@@ -47,6 +48,111 @@ interface PragmaForeignKey {
 }
 
 /**
+ * What `ANALYZE` stored for a table (sqlite.org/fileformat2.html#stat1tab): one `sqlite_stat1`
+ * row per index (`idx` its name), or one with `idx` NULL for a table without indexes. `stat` is
+ * integers separated by spaces: the table's rows, then for each leading column of the index the
+ * average rows per distinct value of the columns up to it. Parameter: the table's name.
+ */
+export const SQLITE_STAT1_SQL = `SELECT idx, stat FROM sqlite_stat1 WHERE tbl = ?`;
+
+/** Whether the database holds `sqlite_stat1` (created by the first `ANALYZE`). */
+export const SQLITE_HAS_STAT1_SQL = `SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_stat1'`;
+
+/**
+ * The fallback when `sqlite_stat1` says nothing of a table: its rows, counted up to
+ * {@link SQLITE_COUNT_CAP}, and the distinct values of one column among those rows (bounded by
+ * the same cap, so one import never scans a large table whole). `table`, `column` are quoted
+ * identifiers.
+ */
+export function sqliteCountSql(table: string, column?: string): string {
+  return column === undefined
+    ? `SELECT count(*) AS n FROM (SELECT 1 FROM ${table} LIMIT ${SQLITE_COUNT_CAP})`
+    : `SELECT count(*) AS n, count(DISTINCT c) AS d, count(c) AS nn FROM (SELECT ${column} AS c FROM ${table} LIMIT ${SQLITE_COUNT_CAP})`;
+}
+
+/**
+ * The statistics of one table from its `sqlite_stat1` rows ({@link SQLITE_STAT1_SQL}): the
+ * rows (first integer of any row) and, per column leading an index, the average rows per
+ * distinct value (the index's second integer). Empty when there are no rows.
+ */
+export function sqliteStat1(rows: { stat: unknown; leading?: string | null }[]): {
+  rows?: number;
+  fanOut: Map<string, number>;
+} {
+  const fanOut = new Map<string, number>();
+  let tableRows: number | undefined;
+  for (const r of rows) {
+    const parts = String(r.stat ?? '')
+      .split(' ')
+      .filter((p) => /^\d+$/.test(p))
+      .map(Number);
+    tableRows ??= rowStatistic(parts[0]);
+    const perValue = rowStatistic(parts[1]);
+    if (r.leading && perValue !== undefined)
+      fanOut.set(r.leading, Math.max(perValue, fanOut.get(r.leading) ?? 0));
+  }
+  return { ...(tableRows !== undefined && { rows: tableRows }), fanOut };
+}
+
+/** A SQLite identifier in double quotes (sqlite.org/lang_keywords.html). */
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/**
+ * Statistics of one table for {@link introspectSqlite}: from `sqlite_stat1` where `ANALYZE` left
+ * rows for it (the leading column of each index read through `pragma_index_info`), else counted
+ * ({@link sqliteCountSql}): the rows, and a foreign key whose column leads no analyzed index gets
+ * its non-null rows over its distinct values among the first {@link SQLITE_COUNT_CAP} rows.
+ * Views have none.
+ */
+async function sqliteStatistics(
+  pool: SqlPool,
+  table: string,
+  hasStat1: boolean,
+  fkColumns: string[],
+): Promise<{ rows?: number; fanOut: Map<string, number> }> {
+  let analyzed: { rows?: number; fanOut: Map<string, number> } = { fanOut: new Map() };
+  if (hasStat1) {
+    const rows: { stat: unknown; leading?: string | null }[] = [];
+    for (const r of (await pool.run({ sql: SQLITE_STAT1_SQL, params: [table] })).rows) {
+      const leading =
+        typeof r.idx === 'string'
+          ? (
+              await pool.run({
+                sql: `SELECT name FROM pragma_index_info(?) WHERE seqno = 0`,
+                params: [r.idx],
+              })
+            ).rows[0]?.name
+          : null;
+      rows.push({ stat: r.stat, leading: typeof leading === 'string' ? leading : null });
+    }
+    analyzed = sqliteStat1(rows);
+  }
+  let tableRows = analyzed.rows;
+  if (tableRows === undefined) {
+    const counted = (await pool.run({ sql: sqliteCountSql(quoteIdent(table)), params: [] }))
+      .rows[0];
+    tableRows = rowStatistic(counted?.n);
+  }
+  const fanOut = new Map<string, number>();
+  for (const column of fkColumns) {
+    const known = analyzed.fanOut.get(column);
+    if (known !== undefined) {
+      fanOut.set(column, known);
+      continue;
+    }
+    const r = (
+      await pool.run({ sql: sqliteCountSql(quoteIdent(table), quoteIdent(column)), params: [] })
+    ).rows[0];
+    const n = Number(r?.n ?? 0);
+    const value = averageFanOut(n, r?.d, n > 0 ? 1 - Number(r?.nn ?? 0) / n : 0);
+    if (value !== undefined) fanOut.set(column, value);
+  }
+  return { ...(tableRows !== undefined && { rows: tableRows }), fanOut };
+}
+
+/**
  * The file a connection opened (`pragma_database_list`, schema `main`), keyed by its real path
  * and its device and inode (`sqliteFileKeys`: a hard link to the store is the store), and
  * whether it holds every table of `STORE_FINGERPRINT` (`storeCopy` `main`).
@@ -91,7 +197,8 @@ export async function listSqliteTables(pool: SqlPool): Promise<ListedTable[]> {
  * or keys). A view whose tables or columns are gone fails to compile when read
  * ("no such table"): it is left out, like a table that does not exist. Pool errors (timeout,
  * no connection) propagate. SQLite keeps no comments and has no enum types, so tables and
- * columns carry neither.
+ * columns carry neither. Statistics (`estimatedRows`, a one-column foreign key's `fanOut`) come
+ * from `sqlite_stat1` or a bounded count ({@link sqliteStatistics}).
  */
 export async function introspectSqlite(
   pool: SqlPool,
@@ -105,6 +212,8 @@ export async function introspectSqlite(
       })
     ).rows.map((r) => [String(r.name), String(r.type)]),
   );
+  const hasStat1 =
+    Number((await pool.run({ sql: SQLITE_HAS_STAT1_SQL, params: [] })).rows[0]?.n ?? 0) > 0;
   const out: IntrospectedTable[] = [];
   for (const t of tables) {
     const view = types.get(t.name) === 'view';
@@ -139,19 +248,26 @@ export async function introspectSqlite(
     ).rows as unknown as PragmaForeignKey[];
     const byId = new Map<number, PragmaForeignKey[]>();
     for (const r of fkRows) byId.set(Number(r.id), [...(byId.get(Number(r.id)) ?? []), r]);
+    const single = [...byId.values()].filter((p) => p.length === 1).map((p) => p[0].from);
+    const statistics = view
+      ? { fanOut: new Map<string, number>() }
+      : await sqliteStatistics(pool, t.name, hasStat1, single);
     const foreignKeys = [...byId.values()].map((parts) => {
       parts.sort((a, b) => Number(a.seq) - Number(b.seq));
+      const fanOut = parts.length === 1 ? statistics.fanOut.get(parts[0].from) : undefined;
       return {
         columns: parts.map((p) => p.from),
         referencedSchema: null,
         referencedTable: parts[0].table,
         referencedColumns: parts.map((p) => p.to ?? ''),
+        ...(fanOut !== undefined && { fanOut }),
       };
     });
     out.push({
       schema: null,
       dbName: t.name,
       kind: view ? 'view' : 'table',
+      ...(statistics.rows !== undefined && { estimatedRows: statistics.rows }),
       columns,
       primaryKey: pk.map((c) => c.name),
       foreignKeys,
