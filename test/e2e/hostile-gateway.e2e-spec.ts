@@ -1,6 +1,7 @@
 import { DatasourcePoolsService } from '../../src/datasources/datasource-pools.service';
 import { SchemaProviderService } from '../../src/graphql-gateway/schema-provider.service';
 import { RunningApp, startApp } from '../support/app-harness';
+import { createAppKey, publishTableApis, SELECT_ONLY } from '../support/table-apis';
 import { registerSalesDatabase, SALES_DIALECTS } from '../support/sales-dialects';
 
 /**
@@ -48,12 +49,11 @@ for (const dialect of SALES_DIALECTS) {
       });
       const appId = app.body.id;
       await registerSalesDatabase(run, token, appId, dialect.type, db);
-      const select = { select: true, insert: false, update: false, delete: false };
-      for (const body of [
+      await publishTableApis(run, token, appId, [
         {
           name: 'customers',
           table: 'customers',
-          actions: select,
+          actions: SELECT_ONLY,
           public: { select: true },
           fields: {
             id: true,
@@ -67,20 +67,9 @@ for (const dialect of SALES_DIALECTS) {
             },
           },
         },
-        { name: 'orders', table: 'orders', actions: select },
-      ]) {
-        const api = await run.http('POST', `/api/apps/${appId}/apis`, { token, body });
-        expect(api.status).toBe(201);
-        await run.http('POST', `/api/apps/${appId}/apis/${api.body.id}/publish`, { token });
-      }
-      expect(
-        (await run.http('POST', `/api/apps/${appId}/versions/publish`, { token })).status,
-      ).toBe(200);
-      const created = await run.http('POST', '/api/admin/api-keys', {
-        token,
-        body: { name: 'hostile', scope: [{ appId, endpoints: 'all' }] },
-      });
-      key = created.body.key;
+        { name: 'orders', table: 'orders', actions: SELECT_ONLY },
+      ]);
+      key = await createAppKey(run, token, appId, 'hostile');
       await expectServing();
     });
 

@@ -1,4 +1,5 @@
 import { RunningApp, startApp } from '../support/app-harness';
+import { publishTableApis, SELECT_ONLY } from '../support/table-apis';
 import { registerSalesDatabase, SALES_DIALECTS } from '../support/sales-dialects';
 import { DatasourcePoolsService } from '../../src/datasources/datasource-pools.service';
 
@@ -90,26 +91,15 @@ for (const dialect of SALES_DIALECTS.filter((d) => d.type !== 'sqlite')) {
         body: { datasourceId: dsId, tables: [...db.tables, db.qualify('slow_one')] },
       });
       expect(imported.status).toBe(201);
-      const select = { select: true, insert: false, update: false, delete: false };
       const levels = {
         id: true,
         customer: { id: true, orders: { id: true, customer: { id: true } } },
       };
-      for (const body of [
-        { name: 'slow', table: 'slow_one' },
-        { name: 'orders', table: 'orders', fields: levels },
-        { name: 'customers', table: 'customers' },
-      ]) {
-        const api = await run.http('POST', `/api/apps/${appId}/apis`, {
-          token,
-          body: { ...body, actions: select },
-        });
-        expect(api.status).toBe(201);
-        const published = await run.http('POST', `/api/apps/${appId}/apis/${api.body.id}/publish`, {
-          token,
-        });
-        expect(published.status).toBe(200);
-      }
+      await publishTableApis(run, token, appId, [
+        { name: 'slow', table: 'slow_one', actions: SELECT_ONLY },
+        { name: 'orders', table: 'orders', actions: SELECT_ONLY, fields: levels },
+        { name: 'customers', table: 'customers', actions: SELECT_ONLY },
+      ]);
     });
 
     afterAll(async () => {

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunningApp, startApp } from '../support/app-harness';
+import { publishTableApis, SELECT_ONLY } from '../support/table-apis';
 import { SchemaProviderService } from '../../src/graphql-gateway/schema-provider.service';
 
 /**
@@ -10,8 +11,6 @@ import { SchemaProviderService } from '../../src/graphql-gateway/schema-provider
  * schema on every request; and one app may cause at most `SCHEMA_BUILDS_PER_APP_PER_SECOND`
  * builds a second (429 with `retry-after` beyond). Runs on SQLite datasources over HTTP.
  */
-
-const SELECT = { select: true, insert: false, update: false, delete: false };
 
 /** Creates an app with a one-table SQLite datasource and one public, published Table API. */
 async function createPublicApp(run: RunningApp, token: string, address: string): Promise<string> {
@@ -34,17 +33,9 @@ async function createPublicApp(run: RunningApp, token: string, address: string):
     body: { datasourceId: ds.body.id, tables: ['items'] },
   });
   expect(imported.status).toBe(201);
-  const api = await run.http('POST', `/api/apps/${app.body.id}/apis`, {
-    token,
-    body: { name: 'items', table: 'items', actions: SELECT, public: { select: true } },
-  });
-  expect(api.status).toBe(201);
-  const published = await run.http('POST', `/api/apps/${app.body.id}/apis/${api.body.id}/publish`, {
-    token,
-  });
-  expect(published.status).toBe(200);
-  const version = await run.http('POST', `/api/apps/${app.body.id}/versions/publish`, { token });
-  expect(version.status).toBe(200);
+  await publishTableApis(run, token, app.body.id, [
+    { name: 'items', table: 'items', actions: SELECT_ONLY, public: { select: true } },
+  ]);
   return app.body.id as string;
 }
 

@@ -1,5 +1,6 @@
 import { DatasourcePoolsService } from '../../src/datasources/datasource-pools.service';
 import { RunningApp, startApp } from '../support/app-harness';
+import { createAppKey, publishTableApis, SELECT_ONLY } from '../support/table-apis';
 import { registerSalesDatabase, SALES_DIALECTS } from '../support/sales-dialects';
 
 /**
@@ -77,23 +78,16 @@ for (const dialect of SALES_DIALECTS) {
         url: db.url,
         tables: [...db.tables, db.qualify('blobs')],
       });
-      const select = { select: true, insert: false, update: false, delete: false };
-      for (const body of [
-        { name: 'blobs', table: 'blobs', actions: select, fields: { id: true, payload: true } },
-        { name: 'customers', table: 'customers', actions: select },
-      ]) {
-        const api = await run.http('POST', `/api/apps/${appId}/apis`, { token, body });
-        expect(api.status).toBe(201);
-        await run.http('POST', `/api/apps/${appId}/apis/${api.body.id}/publish`, { token });
-      }
-      expect(
-        (await run.http('POST', `/api/apps/${appId}/versions/publish`, { token })).status,
-      ).toBe(200);
-      const created = await run.http('POST', '/api/admin/api-keys', {
-        token,
-        body: { name: 'bounds', scope: [{ appId, endpoints: 'all' }] },
-      });
-      key = created.body.key;
+      await publishTableApis(run, token, appId, [
+        {
+          name: 'blobs',
+          table: 'blobs',
+          actions: SELECT_ONLY,
+          fields: { id: true, payload: true },
+        },
+        { name: 'customers', table: 'customers', actions: SELECT_ONLY },
+      ]);
+      key = await createAppKey(run, token, appId, 'bounds');
       await expectServing();
     }, 120_000);
 
