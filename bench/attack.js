@@ -58,6 +58,7 @@ const {
   slowSockets,
   startRedis,
   startService,
+  rest,
 } = require('./process');
 
 const SECONDS = Number(process.env.ATTACK_SECONDS || 10);
@@ -117,33 +118,6 @@ async function request(url, init, timeoutMs = 10_000) {
       ms: performance.now() - t0,
     };
   }
-}
-
-/** A REST caller of `base` with a session token; throws on a status ≥ 300 unless `soft`. */
-function rest(base, token) {
-  const call = async (method, path, body, soft = false) => {
-    const res = await fetch(base + path, {
-      method,
-      headers: {
-        'content-type': 'application/json',
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(60_000),
-    });
-    const text = await res.text();
-    let data = null;
-    try {
-      data = text ? JSON.parse(text) : null;
-    } catch {
-      data = text;
-    }
-    if (soft) return { status: res.status, body: data };
-    if (res.status >= 300)
-      throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-    return data;
-  };
-  return call;
 }
 
 async function signIn(base) {

@@ -314,7 +314,35 @@ async function slowSockets({ host, port, count, localAddresses = [undefined], pa
   };
 }
 
+/** A REST caller of `base` with a session token; throws on a status ≥ 300 unless `soft`. */
+function rest(base, token) {
+  const call = async (method, path, body, soft = false) => {
+    const res = await fetch(base + path, {
+      method,
+      headers: {
+        'content-type': 'application/json',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(60_000),
+    });
+    const text = await res.text();
+    let data = null;
+    try {
+      data = text ? JSON.parse(text) : null;
+    } catch {
+      data = text;
+    }
+    if (soft) return { status: res.status, body: data };
+    if (res.status >= 300)
+      throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
+    return data;
+  };
+  return call;
+}
+
 module.exports = {
+  rest,
   TICK_MS,
   freePort,
   cpuMs,

@@ -12,7 +12,7 @@
 const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
-const { emptyPostgresDatabase, rssMb, startService } = require('./process');
+const { emptyPostgresDatabase, rest, rssMb, startService } = require('./process');
 
 const PG = process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
@@ -21,19 +21,9 @@ const ROWS = 60;
 const ROW_BYTES = 1024 * 1024;
 const CONCURRENT = 10;
 
-async function rest(base, method, path, body, token) {
-  const res = await fetch(base + path, {
-    method,
-    headers: {
-      'content-type': 'application/json',
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(60_000),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : null;
+/** One REST call of the builder API (see `rest` in process.js); throws on a status ≥ 300. */
+function call(base, method, path, body, token) {
+  return rest(base, token)(method, path, body);
 }
 
 async function main() {
@@ -62,26 +52,26 @@ async function main() {
       ...(BUDGET ? { LIMIT_RESPONSE_BYTES: BUDGET } : {}),
     });
     const { base, child } = service;
-    const { token } = await rest(base, 'POST', '/api/auth/login', {
+    const { token } = await call(base, 'POST', '/api/auth/login', {
       email: 'budget@localhost',
       password: 'budget-password',
     });
-    const app = await rest(base, 'POST', '/api/apps', { name: 'budget', address: 'budget' }, token);
-    const ds = await rest(
+    const app = await call(base, 'POST', '/api/apps', { name: 'budget', address: 'budget' }, token);
+    const ds = await call(
       base,
       'POST',
       `/api/apps/${app.id}/datasources`,
       { name: 'blobs', type: 'postgres', url: data.url },
       token,
     );
-    await rest(
+    await call(
       base,
       'POST',
       `/api/apps/${app.id}/model/import`,
       { datasourceId: ds.id, tables: ['public.blobs'] },
       token,
     );
-    const api = await rest(
+    const api = await call(
       base,
       'POST',
       `/api/apps/${app.id}/apis`,
@@ -93,9 +83,9 @@ async function main() {
       },
       token,
     );
-    await rest(base, 'POST', `/api/apps/${app.id}/apis/${api.id}/publish`, undefined, token);
-    await rest(base, 'POST', `/api/apps/${app.id}/versions/publish`, undefined, token);
-    const { key } = await rest(
+    await call(base, 'POST', `/api/apps/${app.id}/apis/${api.id}/publish`, undefined, token);
+    await call(base, 'POST', `/api/apps/${app.id}/versions/publish`, undefined, token);
+    const { key } = await call(
       base,
       'POST',
       '/api/admin/api-keys',
