@@ -118,6 +118,12 @@ export interface RequestLimits {
   inList: number;
   /** `LIMIT_BOOLEAN_ITEMS`: `and`/`or` items in one request, default 100. */
   booleanItems: number;
+  /**
+   * `LIMIT_SCANNED_ROWS`: rows the counts of one request may scan together, each count charged
+   * its table's estimated rows (10,000 when its statistics are unknown), default 10,000,000
+   * (README "Limits").
+   */
+  scannedRows: number;
   /** `LIMIT_RESPONSE_BYTES`: bytes of row data one request may read, default 32 MiB. */
   responseBytes: number;
   /** `DOCUMENT_CACHE_BYTES`: bytes of compiled documents kept for all schemas together, default 32 MiB. */
@@ -267,6 +273,7 @@ export function loadConfig(env: Env, defaults: { demo: boolean }): AppConfig {
       skip: intIn(env, 'LIMIT_SKIP', 100_000, 0, 1_000_000_000),
       inList: intIn(env, 'LIMIT_IN_LIST', 1_000, 1, 100_000),
       booleanItems: intIn(env, 'LIMIT_BOOLEAN_ITEMS', 100, 1, 100_000),
+      scannedRows: intIn(env, 'LIMIT_SCANNED_ROWS', 10_000_000, 1, 1_000_000_000_000),
       responseBytes: intIn(env, 'LIMIT_RESPONSE_BYTES', 32 * 1024 * 1024, 1024, 2 ** 31 - 1),
       documentCacheBytes: intIn(env, 'DOCUMENT_CACHE_BYTES', 32 * 1024 * 1024, 0, 2 ** 31 - 1),
       schemaCacheBytes: intIn(env, 'SCHEMA_CACHE_BYTES', 256 * 1024 * 1024, 1, 2 ** 40),

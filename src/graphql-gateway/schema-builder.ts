@@ -47,6 +47,7 @@ import {
 } from './scalars';
 import { DatabaseRefusalError } from './graphql-errors';
 import { navigationResolver } from './navigation-resolver';
+import { navigationRowEstimate } from './request/operation-cost';
 import { OPERATION_KINDS } from './operations';
 import type { ApiAction, OperationContext, OperationTypes } from './operations/operation-kind';
 
@@ -401,6 +402,7 @@ class TypeFactory implements OperationTypes {
               type,
               args: many ? this.listArgs(nav.node) : undefined,
               resolve: navigationResolver(nav) as never,
+              extensions: navigationRowEstimate(nav),
             };
           }
           return fields;

@@ -5,6 +5,7 @@ import type { GatewayContext } from '../gateway-context';
 import { ConsultedScopes, type FilterInput, planWhere, tableRef } from '../query-planner';
 import { withGraphQLArguments } from './arguments';
 import type { OperationKind } from './operation-kind';
+import { tableRowEstimate } from '../request/operation-cost';
 import { type PlannedRead, plannedRead } from './planned-read';
 
 /** `count<Base>`: one `SELECT COUNT(*)` with the same filter as `get<Base>`, planned as a get is. */
@@ -42,5 +43,6 @@ export const count: OperationKind = {
     type: new GraphQLNonNull(GraphQLInt),
     args: { where: { type: types.filter(node) } },
     resolve: countResolver(node) as never,
+    extensions: tableRowEstimate(node.table),
   }),
 };

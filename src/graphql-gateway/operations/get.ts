@@ -14,6 +14,7 @@ import {
 } from '../query-planner';
 import { type ListArgs, withGraphQLArguments } from './arguments';
 import type { OperationKind } from './operation-kind';
+import { tableRowEstimate } from '../request/operation-cost';
 import { type PlannedRead, plannedRead } from './planned-read';
 
 /** `get<Base>`: one SELECT with the filter, order and page, reading only the requested columns. */
@@ -66,5 +67,6 @@ export const get: OperationKind = {
     type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(types.row(node)))),
     args: types.listArgs(node),
     resolve: getResolver(node) as never,
+    extensions: tableRowEstimate(node.table),
   }),
 };

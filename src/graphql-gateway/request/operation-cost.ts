@@ -16,7 +16,9 @@ import {
   SelectionSetNode,
 } from 'graphql';
 import { DomainError, ErrorCode, invalidInput } from '../../common/domain-error';
+import type { NavigationNode } from '../api-tree';
 import { TAKE_LIMIT } from '../query-planner';
+import type { ModelTable } from '../../platform/version-definition';
 
 /**
  * One field of an operation with fragments expanded and fields of the same response name merged,
@@ -41,14 +43,65 @@ export interface CostLimits {
   skip: number;
   inList: number;
   booleanItems: number;
+  /**
+   * `LIMIT_SCANNED_ROWS`: rows the request's counts may scan, summed ({@link checkRequestCost});
+   * {@link DEFAULT_SCANNED_ROWS} when absent.
+   */
+  scannedRows?: number;
 }
+
+/** The default of `LIMIT_SCANNED_ROWS`: rows all counts of one request may scan together. */
+export const DEFAULT_SCANNED_ROWS = 10_000_000;
 
 /** What the per-request check found, within every ceiling. */
 export interface RequestCost {
-  /** Worst-case rows read, summed over every field (fragments expanded). */
+  /** Estimated rows read, summed over every field (fragments expanded). */
   rows: number;
   /** SQL statements the request runs: one per root field and one per navigation occurrence. */
   statements: number;
+  /** Estimated rows the request's counts scan, summed. */
+  scanned: number;
+}
+
+/**
+ * What the model's statistics say of the rows an output field reads, kept in the field's
+ * `extensions.rowEstimate` by the schema (set once per schema build, so the cost walk reads no
+ * database): on `get<Base>` and `count<Base>` the table's `estimatedRows`, on a one-to-many
+ * navigation its foreign key's `fanOut` (rows per parent). `rows` is null when the statistics say
+ * nothing (never analyzed, a definition saved before statistics were read): the walk then counts
+ * the worst case.
+ */
+export interface RowEstimateMark {
+  rows: number | null;
+}
+
+/** The `extensions` of a root `get`/`count` field: its table's estimated rows ({@link RowEstimateMark}). */
+export function tableRowEstimate(table: ModelTable): { rowEstimate: RowEstimateMark } {
+  return { rowEstimate: { rows: table.estimatedRows ?? null } };
+}
+
+/**
+ * The `extensions` of a navigation field ({@link RowEstimateMark}): for a one-to-many navigation
+ * the `fanOut` of the child table's foreign key on the navigation's column (`toColumn`) that
+ * references the parent's table; none for a many-to-one navigation, which reads one row per
+ * parent.
+ */
+export function navigationRowEstimate(
+  nav: NavigationNode,
+): { rowEstimate: RowEstimateMark } | undefined {
+  if (nav.navigation.kind !== 'oneToMany') return undefined;
+  const fk = nav.node.table.foreignKeys.find(
+    (k) => k.columns.length === 1 && k.columns[0] === nav.navigation.toColumn,
+  );
+  return { rowEstimate: { rows: fk?.fanOut ?? null } };
+}
+
+/** The estimate a field carries: a number, or null when unknown or absent. */
+function estimateOf(field: PlannedField): number | null {
+  const mark = field.definition.extensions?.rowEstimate as RowEstimateMark | undefined;
+  return typeof mark?.rows === 'number' && Number.isFinite(mark.rows) && mark.rows >= 0
+    ? mark.rows
+    : null;
 }
 
 /**
@@ -218,12 +271,18 @@ function pageValue(args: Record<string, unknown>, name: string, fallback: number
 /**
  * Request step 7 (DESIGN.md): with the request's coerced variables, checks every field's `take`
  * (0 to 10,000), `skip` (0 to the skip ceiling), `in`/`nin` list lengths and the request's
- * `and`/`or` items, then estimates the worst-case rows: the product of `take` (default 10,000;
- * 1 for a single row) along every path, summed over every field, fragments expanded (CONTRACT.md
- * §6 Limits), and counts the statements ({@link countStatements}). Runs before any SQL; linear in
- * the field tree.
+ * `and`/`or` items, then estimates the rows (CONTRACT.md §6 Limits, README "Limits"): along each
+ * path the product of each level's rows, summed over every field, fragments expanded. A list
+ * level's rows are its `take` when given, else what the statistics in the model expect
+ * ({@link RowEstimateMark}: the table's estimated rows at the root, the foreign key's average
+ * fan-out below), never more than 10,000, and 10,000 when the statistics are unknown; a single
+ * row (many-to-one) is 1 per parent. A level's total is rounded up to a whole row. Each
+ * `count<Base>` is charged the rows it scans, its table's estimated rows uncapped (10,000 when
+ * unknown), summed over the request against `limits.scannedRows`. Counts the statements
+ * ({@link countStatements}). Runs before any SQL and queries no database; linear in the field
+ * tree. The request budget (`request-budget.ts`) stays the hard bound while executing.
  * @throws DomainError INVALID_INPUT naming the field and the limit; QUERY_TOO_COMPLEX naming the
- * estimate or the statements and the ceiling.
+ * estimate, the scanned rows or the statements, and the ceiling.
  */
 export function checkRequestCost(
   fields: readonly PlannedField[],
@@ -231,6 +290,7 @@ export function checkRequestCost(
   limits: CostLimits,
 ): RequestCost {
   const tally: Tally = { booleanItems: 0 };
+  let scanned = 0;
   const walk = (level: readonly PlannedField[], multiplier: number): number => {
     let total = 0;
     for (const field of level) {
@@ -245,10 +305,17 @@ export function checkRequestCost(
         label,
         isInputObjectType(filterType) ? filterType : null,
       );
-      if (!field.rows) continue;
+      if (!field.rows) {
+        // A count scans what its filter leaves of its table; the table is the bound.
+        if (field.definition.extensions?.rowEstimate) {
+          scanned = Math.min(scanned + (estimateOf(field) ?? TAKE_LIMIT), Number.MAX_SAFE_INTEGER);
+        }
+        continue;
+      }
       let rows = multiplier;
       if (field.list) {
-        const take = pageValue(args, 'take', TAKE_LIMIT);
+        const expected = Math.min(estimateOf(field) ?? TAKE_LIMIT, TAKE_LIMIT);
+        const take = pageValue(args, 'take', expected);
         const skip = pageValue(args, 'skip', 0);
         if (take < 0) throw invalidInput(`${label}: take must be 0 or more`);
         if (take > TAKE_LIMIT) {
@@ -262,7 +329,7 @@ export function checkRequestCost(
             `${label}: skip exceeds the limit of ${limits.skip.toLocaleString('en-US')} rows; page with a filter on the order column instead`,
           );
         }
-        rows = Math.min(multiplier * take, Number.MAX_SAFE_INTEGER);
+        rows = Math.min(Math.ceil(multiplier * take), Number.MAX_SAFE_INTEGER);
       }
       total = Math.min(total + rows + walk(field.children, rows), Number.MAX_SAFE_INTEGER);
     }
@@ -274,8 +341,15 @@ export function checkRequestCost(
   if (rows > limits.rows) {
     throw new DomainError(
       ErrorCode.QueryTooComplex,
-      `The request may read up to ${rows.toLocaleString('en-US')} rows; the limit is ${limits.rows.toLocaleString('en-US')}. Give smaller take values (the default is 10,000) or select fewer nested levels`,
+      `The request may read up to ${rows.toLocaleString('en-US')} rows; the limit is ${limits.rows.toLocaleString('en-US')}. Give smaller take values (without take a level counts the rows the database's statistics expect, at most 10,000) or select fewer nested levels`,
     );
   }
-  return { rows, statements };
+  const scannedLimit = limits.scannedRows ?? DEFAULT_SCANNED_ROWS;
+  if (scanned > scannedLimit) {
+    throw new DomainError(
+      ErrorCode.QueryTooComplex,
+      `The request's counts may scan ${scanned.toLocaleString('en-US')} rows (the tables' estimated rows); the limit is ${scannedLimit.toLocaleString('en-US')}. Count fewer or smaller tables, or split the request`,
+    );
+  }
+  return { rows, statements, scanned };
 }
