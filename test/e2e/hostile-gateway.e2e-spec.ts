@@ -129,9 +129,14 @@ for (const dialect of SALES_DIALECTS) {
       await expectServing();
     });
 
-    it('refuses a cyclic fields tree with default pages before any SQL, naming the estimate', async () => {
+    it('refuses a cyclic fields tree with pages of 10,000 before any SQL, naming the estimate', async () => {
+      // Without take each level counts what the imported statistics expect (issue 23 item 5), so
+      // on these small tables the default pages are served where statistics exist; a page given
+      // is counted as given.
       const before = statements();
-      const res = await gql('{ getCustomers { orders { customer { orders { id } } } } }');
+      const res = await gql(
+        '{ getCustomers(take: 10000) { orders(take: 10000) { customer { orders(take: 10000) { id } } } } }',
+      );
       expect(res.status).toBe(400);
       expect(res.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
       expect(res.body.errors[0].message).toMatch(/up to [\d,]+ rows; the limit is 100,000/);
