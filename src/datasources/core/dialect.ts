@@ -392,6 +392,43 @@ export interface CountPlan {
   scope: Condition;
 }
 
+/**
+ * One aggregate of an {@link AggregatePlan}, read under `alias`: `count` counts the rows of the
+ * group (`COUNT(*)`), `countValues` the column's non-NULL values, `countDistinct` its distinct
+ * non-NULL values; `sum`, `min` and `max` ignore NULLs and are NULL over no value (SQL standard,
+ * as every database's aggregate functions). `kind` is the column's: a dialect casts where its
+ * database would lose digits or answer in the column's narrow type (SQL Server `SUM` of `int`).
+ */
+export interface AggregateItem {
+  fn: 'count' | 'countValues' | 'countDistinct' | 'sum' | 'min' | 'max';
+  /** Absent for `count`. */
+  column?: string;
+  kind?: ColumnKind;
+  alias: string;
+}
+
+/**
+ * A grouped read of one table (`aggregate<Base>`, README "Aggregates"; PEERS.md §A2): the
+ * caller's row rule and `where` apply before grouping, groups are ordered by the grouped columns
+ * ascending (NULL first, CONTRACT.md §6's order) and paged by `take`/`skip`. Without `groupBy`
+ * the statement has no GROUP BY, ORDER BY or page and answers exactly one row, even over no row.
+ */
+export interface AggregatePlan {
+  table: TableRef;
+  where: Condition;
+  /**
+   * The rows the caller may reach (its row rules, CONTRACT.md §4), ANDed with `where`. Required,
+   * so a path that forgot the caller's rule does not compile; {@link ALL_ROWS} when none bounds it.
+   */
+  scope: Condition;
+  /** Grouped columns, each read under its `alias`. */
+  groupBy: { column: string; kind: ColumnKind; nullable: boolean; alias: string }[];
+  aggregates: AggregateItem[];
+  /** Groups to answer (null: no limit); ignored without `groupBy`. */
+  take: number | null;
+  skip: number;
+}
+
 /** One column's value in a write. */
 export interface ColumnValue {
   column: string;
@@ -598,6 +635,7 @@ export interface Dialect {
   identify(run: StatementRunner): Promise<DatabaseIdentity>;
   compileSelect(plan: SelectPlan): CompiledQuery;
   compileCount(plan: CountPlan): CompiledQuery;
+  compileAggregate(plan: AggregatePlan): CompiledQuery;
   compileInsert(plan: InsertPlan): CompiledQuery;
   compileUpdate(plan: UpdatePlan): CompiledQuery;
   compileDelete(plan: DeletePlan): CompiledQuery;

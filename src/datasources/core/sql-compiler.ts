@@ -1,5 +1,7 @@
 import { invalidInput } from '../../common/domain-error';
 import type {
+  AggregateItem,
+  AggregatePlan,
   ColumnKind,
   CompiledQuery,
   Condition,
@@ -224,6 +226,66 @@ export abstract class SqlCompiler {
     return params.query(
       `SELECT COUNT(*) AS ${this.quote('count')} FROM ${this.tableName(plan.table)}${where}`,
     );
+  }
+
+  /**
+   * A grouped read (`aggregate<Base>`, PEERS.md §A2): `SELECT <keys>, <aggregates> FROM t WHERE
+   * <where AND scope> GROUP BY <keys> ORDER BY <keys ASC, NULL first> <page>`; columns are named by
+   * the table's exposed name, so an alias never shadows a column in ORDER BY. Without `groupBy`:
+   * no GROUP BY, ORDER BY or page, one row whatever the table holds. The resolver never sends
+   * `take: 0` (it answers `[]` without SQL; SQL Server refuses `FETCH NEXT 0`).
+   */
+  compileAggregate(plan: AggregatePlan): CompiledQuery {
+    const params = this.parameters();
+    const col = (c: string) => `${this.quote(plan.table.name)}.${this.quote(c)}`;
+    const items = [
+      ...plan.groupBy.map(
+        (g) => `${this.groupKeyItem(col(g.column), g.kind)} AS ${this.quote(g.alias)}`,
+      ),
+      ...plan.aggregates.map(
+        (a) =>
+          `${this.aggregateExpression(a, a.column === undefined ? '' : col(a.column))} AS ${this.quote(a.alias)}`,
+      ),
+    ];
+    const where = this.whereClause(this.filterOf(plan), params, plan.table);
+    let sql = `SELECT ${items.join(', ')} FROM ${this.tableName(plan.table)}${where}`;
+    if (plan.groupBy.length) {
+      const keys = plan.groupBy.map((g) => col(g.column));
+      const order = plan.groupBy.map((g) => this.orderTerm(col(g.column), 'ASC', g.nullable));
+      sql += ` GROUP BY ${keys.join(', ')} ORDER BY ${order.join(', ')}`;
+      sql += this.paginate(plan.take, plan.skip, params);
+    }
+    return params.query(sql);
+  }
+
+  /**
+   * One aggregate over `column` (a qualified column; empty for `count`). The default is the SQL
+   * standard's; adapters cast where their database would lose digits (SQL Server: `SUM` of an
+   * integer column answers in the column's type and overflows, Microsoft docs "SUM").
+   */
+  protected aggregateExpression(item: AggregateItem, column: string): string {
+    switch (item.fn) {
+      case 'count':
+        return 'COUNT(*)';
+      case 'countValues':
+        return `COUNT(${column})`;
+      case 'countDistinct':
+        return `COUNT(DISTINCT ${column})`;
+      case 'sum':
+        return `SUM(${column})`;
+      case 'min':
+        return `MIN(${column})`;
+      case 'max':
+        return `MAX(${column})`;
+    }
+  }
+
+  /**
+   * A grouped column in the select list (a qualified column); adapters whose driver would lose
+   * digits of a kind cast it here, as in {@link selectItem}.
+   */
+  protected groupKeyItem(column: string, _kind: ColumnKind): string {
+    return column;
   }
 
   /**

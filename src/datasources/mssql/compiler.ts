@@ -1,4 +1,5 @@
 import type {
+  AggregateItem,
   ColumnKind,
   CompiledQuery,
   Condition,
@@ -43,6 +44,37 @@ export abstract class MssqlCompiler extends SqlCompiler {
   protected override paginate(take: number | null, skip: number, params: ParamList): string {
     if (take === null) return skip > 0 ? ` OFFSET ${params.add(skip)} ROWS` : '';
     return ` OFFSET ${params.add(skip)} ROWS FETCH NEXT ${params.add(take)} ROWS ONLY`;
+  }
+
+  /**
+   * SQL Server's aggregates without lost digits (Microsoft docs, "SUM", "COUNT_BIG"): counts as
+   * `COUNT_BIG` (`COUNT` is an `int`), a sum of integers over `decimal(38,0)` (`SUM` of an `int`
+   * answers `int` and overflows), every decimal result (sums, a decimal column's min/max) read as
+   * exact text as {@link selectItem} reads decimals.
+   */
+  protected override aggregateExpression(item: AggregateItem, column: string): string {
+    const text = (sql: string) => `CONVERT(NVARCHAR(64), ${sql})`;
+    switch (item.fn) {
+      case 'count':
+        return 'COUNT_BIG(*)';
+      case 'countValues':
+        return `COUNT_BIG(${column})`;
+      case 'countDistinct':
+        return `COUNT_BIG(DISTINCT ${column})`;
+      case 'sum':
+        if (item.kind === 'int' || item.kind === 'bigint')
+          return text(`SUM(CAST(${column} AS DECIMAL(38,0)))`);
+        return item.kind === 'decimal' ? text(`SUM(${column})`) : `SUM(${column})`;
+      default: {
+        const sql = super.aggregateExpression(item, column);
+        return item.kind === 'decimal' ? text(sql) : sql;
+      }
+    }
+  }
+
+  /** A decimal-kind grouped column as exact text ({@link selectItem}). */
+  protected override groupKeyItem(column: string, kind: ColumnKind): string {
+    return kind === 'decimal' ? `CONVERT(NVARCHAR(64), ${column})` : column;
   }
 
   /** A decimal-kind column as exact text, named as the column; anything else as is. */
