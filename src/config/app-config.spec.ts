@@ -58,6 +58,7 @@ describe('loadConfig defaults', () => {
         inList: 1_000,
         booleanItems: 100,
         scannedRows: 10_000_000,
+        relationFilters: 8,
         responseBytes: 32 * 1024 * 1024,
         documentCacheBytes: 32 * 1024 * 1024,
         schemaCacheBytes: 256 * 1024 * 1024,

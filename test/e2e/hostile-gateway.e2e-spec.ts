@@ -199,7 +199,9 @@ for (const dialect of SALES_DIALECTS) {
         w: wide,
       });
       expect(manyAnds.status).toBe(400);
-      expect(manyAnds.body.errors[0].message).toContain('and/or items; the limit is 100');
+      expect(manyAnds.body.errors[0].message).toContain(
+        'and/or items and relation filters; the limit is 100',
+      );
       let junk: Record<string, unknown> = {};
       for (let i = 0; i < 1000; i++) junk = { a: junk };
       const deepJunk = await gql(
