@@ -504,7 +504,7 @@ export class VersionTypes {
             apiId: api.id,
             action,
             published: api.status === 'published',
-            public: api.public[action],
+            public: api.public[action] === true,
           };
           if (!audience.includes(facts)) continue;
           into[name] = {
@@ -514,7 +514,7 @@ export class VersionTypes {
                 ? DRAFT_DESCRIPTION
                 : `${action} on ${api.table} (API ${api.name})`,
           };
-          rootFields.set(name, { apiId: api.id, action, public: api.public[action] });
+          rootFields.set(name, { apiId: api.id, action, public: api.public[action] === true });
         }
       }
     }

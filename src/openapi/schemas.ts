@@ -36,8 +36,14 @@ export const ERROR_BODY = object({
 });
 ERROR_BODY.required = ['statusCode', 'message'];
 
-const actions = (description: string) =>
-  object({ select: bool(), insert: bool(), update: bool(), delete: bool() }, description);
+/** The actions of a Table API; `aggregate` is optional (absent: off). */
+const actions = (description: string): SchemaObject => ({
+  ...object(
+    { select: bool(), insert: bool(), update: bool(), delete: bool(), aggregate: bool() },
+    description,
+  ),
+  required: ['select', 'insert', 'update', 'delete'],
+});
 
 /** Named schemas, registered as `components.schemas` and referenced as `#/components/schemas/<name>`. */
 export const SCHEMAS: Record<string, SchemaObject> = {
@@ -139,7 +145,7 @@ export const SCHEMAS: Record<string, SchemaObject> = {
   TableApi: object({
     id: str(),
     name: str(
-      'Base name: operations are get<Base>, count<Base>, add<Base>, update<Base>, delete<Base>',
+      'Base name: operations are get<Base>, count<Base>, add<Base>, update<Base>, delete<Base>, aggregate<Base>',
     ),
     table: str('Model table name'),
     actions: actions('Which operations exist'),

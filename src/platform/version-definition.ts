@@ -37,12 +37,16 @@ export interface ModelEnum {
   values: { value: string; label: string | null; color: string | null }[];
 }
 
-/** Which of the four actions a Table API exposes (or switches public). */
+/**
+ * Which actions a Table API exposes (or switches public). `aggregate` (issue 23 item 2) is absent
+ * from definitions saved before it existed: absent means off.
+ */
 export interface ApiActions {
   select: boolean;
   insert: boolean;
   update: boolean;
   delete: boolean;
+  aggregate?: boolean;
 }
 
 /** The included-fields tree: `true` for a column, a nested tree for a navigation field. */

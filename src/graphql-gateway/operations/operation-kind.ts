@@ -12,7 +12,7 @@ import type { RowNode } from '../api-tree';
 import type { GatewayContext } from '../gateway-context';
 
 /** The Table API action behind a root field. */
-export type ApiAction = 'select' | 'insert' | 'update' | 'delete';
+export type ApiAction = 'select' | 'insert' | 'update' | 'delete' | 'aggregate';
 
 /**
  * The shared GraphQL types of a version an operation kind builds its field from (`TypeFactory` in
@@ -28,6 +28,11 @@ export interface OperationTypes {
   listArgs(node: RowNode): GraphQLFieldConfigArgumentMap;
   /** The row type `<Type>`, with its navigation fields. */
   row(node: RowNode): GraphQLObjectType;
+  /**
+   * Records that `owner` mints the GraphQL name `name` (`label` names it in a refusal).
+   * @throws DefinitionClash when another part of the definition minted it (409, CONTRACT.md §3).
+   */
+  claim(name: string, owner: unknown, label: string): void;
 }
 
 /** What an operation kind builds one API's root field from. */

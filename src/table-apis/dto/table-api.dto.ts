@@ -19,7 +19,7 @@ const FIELDS_TREE =
 const NAME =
   'base name of the GraphQL operations (getCustomers, CustomersFilter): a letter, then up to 62 letters, digits or _.';
 
-/** The four actions, each on or off. */
+/** The actions, each on or off; `aggregate` may be left out (off). */
 export class ActionsDto {
   @ApiProperty({
     description: 'True exposes the select action (get<Base> and count<Base> queries).',
@@ -45,9 +45,18 @@ export class ActionsDto {
   })
   @IsBoolean()
   delete: boolean;
+  @ApiPropertyOptional({
+    description:
+      'True exposes the aggregate action (aggregate<Base> query: counts, sums, averages, min/max per group); defaults to false.',
+    default: false,
+    example: false,
+  })
+  @IsOptional()
+  @IsBoolean()
+  aggregate?: boolean;
 }
 
-/** Public switches: any subset of the four actions. */
+/** Public switches: any subset of the actions. */
 export class PublicActionsDto {
   @ApiPropertyOptional({
     description: 'True lets anonymous callers use the select action; defaults to false.',
@@ -81,6 +90,14 @@ export class PublicActionsDto {
   @IsOptional()
   @IsBoolean()
   delete?: boolean;
+  @ApiPropertyOptional({
+    description: 'True lets anonymous callers use the aggregate action; defaults to false.',
+    default: false,
+    example: false,
+  })
+  @IsOptional()
+  @IsBoolean()
+  aggregate?: boolean;
 }
 
 /** API base names become GraphQL names (`getCustomers`, `CustomersFilter`). */

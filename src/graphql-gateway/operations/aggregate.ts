@@ -1,0 +1,413 @@
+import {
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLFieldConfigMap,
+  type GraphQLFieldResolver,
+  GraphQLEnumType,
+  GraphQLFloat,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  type GraphQLOutputType,
+  Kind,
+  type SelectionSetNode,
+} from 'graphql';
+import {
+  type AggregateItem,
+  type ColumnKind,
+  type Dialect,
+  effectiveKind,
+  type ModelColumn,
+  UnreadableValue,
+} from '../../datasources/core/dialect';
+import type { ModelTable } from '../../platform/version-definition';
+import type { RowNode } from '../api-tree';
+import type { GatewayContext } from '../gateway-context';
+import { DatabaseRefusalError } from '../graphql-errors';
+import { ConsultedScopes, type FilterInput, planPage, planWhere, tableRef } from '../query-planner';
+import { BigIntScalar, DecimalScalar, isOrderable } from '../scalars';
+import { withGraphQLArguments } from './arguments';
+import type { OperationKind, OperationTypes } from './operation-kind';
+import { type PlannedRead, plannedRead } from './planned-read';
+
+/** Groups `aggregate<Base>` answers without `take` (DAB's default; PEERS.md §A5). */
+export const AGGREGATE_DEFAULT_TAKE = 100;
+
+/** Arguments of `aggregate<Base>`. */
+interface AggregateArgs {
+  where?: FilterInput | null;
+  groupBy?: string[] | null;
+  take?: number | null;
+  skip?: number | null;
+}
+
+/** Kinds whose equality every database runs: what may be grouped and counted distinct. */
+const COMPARABLE: ReadonlySet<ColumnKind> = new Set<ColumnKind>([
+  'text',
+  'int',
+  'float',
+  'bigint',
+  'decimal',
+  'boolean',
+  'date',
+  'time',
+  'duration',
+  'timestamp',
+  'timestamptz',
+  'uuid',
+]);
+
+/** Kinds `sum` and `avg` take. */
+const NUMERIC: ReadonlySet<ColumnKind> = new Set<ColumnKind>(['int', 'bigint', 'decimal', 'float']);
+
+/**
+ * Kinds `min`/`max` take: the orderable ones ({@link isOrderable}) less booleans (SQL Server has
+ * no `MIN` of `bit`, PostgreSQL none of `boolean`) and uuids (PostgreSQL has no `min(uuid)`).
+ */
+const EXTREMES = (kind: ColumnKind) => isOrderable(kind) && kind !== 'boolean' && kind !== 'uuid';
+
+/** GraphQL enum value names a column may not take (GraphQL spec, "Enum Value"). */
+const RESERVED_ENUM_VALUES = new Set(['true', 'false', 'null']);
+
+/**
+ * The columns of the API's root row an aggregate may touch, per role: only included columns
+ * (`node.columns`, "aggregating a column is reading it", PEERS.md §A5), never a database enum's
+ * order (PostgreSQL sorts an enum by declaration, MySQL by text) for `min`/`max`.
+ */
+export function aggregateColumns(node: RowNode): {
+  groupable: ModelColumn[];
+  numeric: ModelColumn[];
+  extremes: ModelColumn[];
+} {
+  const kind = (c: ModelColumn) => effectiveKind(c);
+  return {
+    groupable: node.columns.filter(
+      (c) => COMPARABLE.has(kind(c)) && !RESERVED_ENUM_VALUES.has(c.name),
+    ),
+    numeric: node.columns.filter((c) => NUMERIC.has(kind(c))),
+    extremes: node.columns.filter((c) => EXTREMES(kind(c)) && !c.dbEnum),
+  };
+}
+
+/** The type of a column's sum: integers as `BigInt` text (may pass 2^53), decimals as `Decimal`. */
+function sumType(kind: ColumnKind): GraphQLOutputType {
+  if (kind === 'int' || kind === 'bigint') return BigIntScalar;
+  return kind === 'decimal' ? DecimalScalar : GraphQLFloat;
+}
+
+/** The parts of `<Base>Group` a request selected: top-level names, and columns per part. */
+interface Selection {
+  top: Set<string>;
+  columns: Map<string, Set<string>>;
+}
+
+function collect(
+  set: SelectionSetNode | undefined,
+  fragments: Record<string, FragmentDefinitionNode>,
+  visit: (field: FieldNode) => void,
+  seen = new Set<string>(),
+): void {
+  for (const s of set?.selections ?? []) {
+    if (s.kind === Kind.FIELD) visit(s);
+    else if (s.kind === Kind.INLINE_FRAGMENT) collect(s.selectionSet, fragments, visit, seen);
+    else if (!seen.has(s.name.value)) {
+      seen.add(s.name.value);
+      collect(fragments[s.name.value]?.selectionSet, fragments, visit, seen);
+    }
+  }
+}
+
+function selectionOf(
+  nodes: readonly FieldNode[],
+  fragments: Record<string, FragmentDefinitionNode>,
+): Selection {
+  const selection: Selection = { top: new Set(), columns: new Map() };
+  for (const node of nodes) {
+    collect(node.selectionSet, fragments, (field) => {
+      const name = field.name.value;
+      selection.top.add(name);
+      let columns = selection.columns.get(name);
+      if (!columns) selection.columns.set(name, (columns = new Set()));
+      collect(field.selectionSet, fragments, (sub) => columns.add(sub.name.value));
+    });
+  }
+  return selection;
+}
+
+/** How one answered row's aliases become a group. */
+interface GroupShape {
+  keys: { alias: string; column: ModelColumn }[];
+  items: { item: AggregateItem; column?: ModelColumn }[];
+  /** Per avg column: the aliases of its exact sum and of its count of values. */
+  avgs: { column: string; sum: string; values: string }[];
+}
+
+/**
+ * An exact sum as canonical decimal text: the database's text, bigint or number without a
+ * trailing fractional zero (`"71.00"` → `"71"`), so the four databases answer alike (PostgreSQL
+ * and MySQL keep the column's scale, SQLite sums decimals as REAL).
+ */
+export function sumText(raw: unknown): string | null {
+  if (raw === null || raw === undefined) return null;
+  let text = typeof raw === 'bigint' ? raw.toString() : String(raw).trim();
+  if (typeof raw === 'number' && !Number.isFinite(raw)) return text;
+  if (/^-?\d+\.\d*$/.test(text)) text = text.replace(/0+$/, '').replace(/\.$/, '');
+  return text === '-0' ? '0' : text;
+}
+
+function formatted(dialect: Dialect, column: ModelColumn, raw: unknown): unknown {
+  const value = dialect.formatValue(column, raw);
+  return value instanceof UnreadableValue
+    ? new DatabaseRefusalError({
+        code: 'INVALID_VALUE',
+        field: column.name,
+        message: value.message,
+      })
+    : value;
+}
+
+/** A Float the response can carry: NaN and infinities (a PostgreSQL float sum) are refused. */
+function finite(column: string, value: number | null): number | null | DatabaseRefusalError {
+  if (value === null || Number.isFinite(value)) return value;
+  return new DatabaseRefusalError({
+    code: 'INVALID_VALUE',
+    field: column,
+    message: `the aggregate of ${column} is ${value}, which a GraphQL Float cannot carry`,
+  });
+}
+
+function shapeGroup(
+  row: Record<string, unknown>,
+  shape: GroupShape,
+  dialect: Dialect,
+): Record<string, unknown> {
+  const key: Record<string, unknown> = {};
+  for (const { alias, column } of shape.keys)
+    key[column.name] = formatted(dialect, column, row[alias]);
+  const parts: Record<'countDistinct' | 'sum' | 'avg' | 'min' | 'max', Record<string, unknown>> = {
+    countDistinct: {},
+    sum: {},
+    avg: {},
+    min: {},
+    max: {},
+  };
+  let count = 0;
+  for (const { item, column } of shape.items) {
+    const raw = row[item.alias];
+    const name = column?.name ?? '';
+    if (item.fn === 'count') count = Number(raw ?? 0);
+    else if (item.fn === 'countDistinct') parts.countDistinct[name] = Number(raw ?? 0);
+    else if (item.fn === 'sum') {
+      const text = sumText(raw);
+      parts.sum[name] =
+        item.kind === 'float' ? finite(name, text === null ? null : Number(text)) : text;
+    } else if (item.fn === 'min' || item.fn === 'max') {
+      parts[item.fn][name] = raw === null ? null : formatted(dialect, column!, raw);
+    }
+  }
+  for (const avg of shape.avgs) {
+    const values = Number(row[avg.values] ?? 0);
+    const sum = sumText(row[avg.sum]);
+    parts.avg[avg.column] =
+      values === 0 || sum === null ? null : finite(avg.column, Number(sum) / values);
+  }
+  return { key, count, ...parts };
+}
+
+/**
+ * `aggregate<Base>`: one grouped SELECT (`AggregatePlan`) inside the caller's row rule of the
+ * table (`RowScopes`, as `get<Base>`: the aggregate sees only the rows the caller may read, and a
+ * role without a rule reads nothing, failing closed), reading only the aggregates the request
+ * selects. `avg` is the exact sum divided by the count of values, in the service, so no database
+ * divides integers (SQL Server's `AVG` of `int` does, PEERS.md §A2) and every database answers
+ * the same Float.
+ * @throws DomainError INVALID_INPUT for a negative `take`/`skip` or `take` beyond 10,000.
+ */
+export function aggregateResolver(
+  node: RowNode,
+): GraphQLFieldResolver<unknown, GatewayContext, AggregateArgs> {
+  const kept = new WeakMap<readonly FieldNode[], PlannedRead & { shape?: GroupShape }>();
+  const byName = new Map(node.columns.map((c) => [c.name, c]));
+  return withGraphQLArguments(async (_source, args, ctx, info) => {
+    const page = planPage(args.take ?? AGGREGATE_DEFAULT_TAKE, args.skip);
+    const grouped = [...new Set(args.groupBy ?? [])];
+    const conn = await ctx.connection(node.table.datasourceId);
+    const scope = ctx.scopes.of(node.table, conn.dialect);
+    const read = plannedRead(
+      kept,
+      info,
+      scope,
+      () => {
+        const related = new ConsultedScopes(ctx.scopes);
+        const where = planWhere(node, args.where, conn.dialect, related);
+        if (page.take === 0 && grouped.length) return { query: null, columns: [] };
+        const selection = selectionOf(info.fieldNodes, info.fragments);
+        const shape: GroupShape = { keys: [], items: [], avgs: [] };
+        const groupBy = grouped.map((name, i) => {
+          const column = byName.get(name)!;
+          const alias = `__tg_k${i}`;
+          shape.keys.push({ alias, column });
+          return { column: name, kind: effectiveKind(column), nullable: column.nullable, alias };
+        });
+        const add = (fn: AggregateItem['fn'], column?: ModelColumn) => {
+          const item: AggregateItem = { fn, alias: `__tg_a${shape.items.length}` };
+          if (column) Object.assign(item, { column: column.name, kind: effectiveKind(column) });
+          shape.items.push({ item, column });
+          return item.alias;
+        };
+        add('count');
+        const part = (name: string) => [...(selection.columns.get(name) ?? [])];
+        for (const name of part('countDistinct')) add('countDistinct', byName.get(name));
+        for (const name of part('sum')) add('sum', byName.get(name));
+        for (const fn of ['min', 'max'] as const) {
+          for (const name of part(fn)) add(fn, byName.get(name));
+        }
+        for (const name of part('avg')) {
+          const column = byName.get(name)!;
+          shape.avgs.push({
+            column: name,
+            sum: add('sum', column),
+            values: add('countValues', column),
+          });
+        }
+        const query = conn.dialect.compileAggregate({
+          table: tableRef(node.table),
+          where,
+          scope,
+          groupBy,
+          aggregates: shape.items.map((i) => i.item),
+          ...(groupBy.length ? page : { take: null, skip: 0 }),
+        });
+        return { query, columns: [], related: related.tables, shape };
+      },
+      (table: ModelTable) => ctx.scopes.of(table, conn.dialect),
+    ) as PlannedRead & { shape?: GroupShape };
+    if (!read.query) return [];
+    const { rows } = await conn.run(read.query);
+    const groups = rows.map((row) => shapeGroup(row, read.shape!, conn.dialect));
+    // Without groupBy the one group is the whole filtered set: paged here.
+    return grouped.length ? groups : groups.slice(page.skip, page.skip + page.take);
+  });
+}
+
+/**
+ * The output and argument types of `aggregate<Base>` (README "Aggregates"): `<Base>GroupColumn`
+ * (an enum of the groupable columns), `<Base>Group` { key: `<Base>GroupKey`, count,
+ * countDistinct: `<Base>GroupCounts`, sum: `<Base>GroupSums`, avg: `<Base>GroupAverages`, min and
+ * max: `<Base>GroupValues` }, each part present only when some included column fits it. Each
+ * name is claimed against every other generated name (a clash is refused, 409).
+ */
+function aggregateTypes(
+  node: RowNode,
+  types: OperationTypes,
+): { group: GraphQLObjectType; column: GraphQLEnumType | null } {
+  const base = node.typeName;
+  const { groupable, numeric, extremes } = aggregateColumns(node);
+  const owner = `aggregate ${node.shape}`;
+  const object = (
+    suffix: string,
+    description: string,
+    fields: GraphQLFieldConfigMap<unknown, unknown>,
+  ) => {
+    const name = `${base}${suffix}`;
+    types.claim(name, owner, `the aggregate types of ${node.table.name} (${base})`);
+    return new GraphQLObjectType({ name, description, fields });
+  };
+  const typed = (columns: ModelColumn[], type: (c: ModelColumn) => GraphQLOutputType) =>
+    Object.fromEntries(columns.map((c) => [c.name, { type: type(c) }]));
+  // A part present only when a column fits it; the field is marked as read by its group's statement.
+  const part = { extensions: { aggregatePart: true } };
+  const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
+  let column: GraphQLEnumType | null = null;
+  if (groupable.length) {
+    const name = `${base}GroupColumn`;
+    types.claim(name, owner, `the aggregate types of ${node.table.name} (${base})`);
+    column = new GraphQLEnumType({
+      name,
+      description: `A column of ${base} to group by.`,
+      values: Object.fromEntries(groupable.map((c) => [c.name, { value: c.name }])),
+    });
+    fields.key = {
+      ...part,
+      type: object(
+        'GroupKey',
+        "The grouped columns' values; null for a column not grouped.",
+        typed(groupable, (c) => types.column(node, c)),
+      ),
+    };
+  }
+  fields.count = { type: new GraphQLNonNull(GraphQLInt), description: 'Rows in the group.' };
+  if (groupable.length) {
+    fields.countDistinct = {
+      ...part,
+      type: object(
+        'GroupCounts',
+        'Distinct non-empty values per column.',
+        typed(groupable, () => new GraphQLNonNull(GraphQLInt)),
+      ),
+    };
+  }
+  if (numeric.length) {
+    fields.sum = {
+      ...part,
+      type: object(
+        'GroupSums',
+        'Sums of non-empty values; null over none.',
+        typed(numeric, (c) => sumType(effectiveKind(c))),
+      ),
+    };
+    fields.avg = {
+      ...part,
+      type: object(
+        'GroupAverages',
+        'Averages of non-empty values (never integer division); null over none.',
+        typed(numeric, () => GraphQLFloat),
+      ),
+    };
+  }
+  if (extremes.length) {
+    const values = object(
+      'GroupValues',
+      'Smallest or largest non-empty value per column; null over none.',
+      typed(extremes, (c) => types.column(node, c)),
+    );
+    fields.min = { ...part, type: values };
+    fields.max = { ...part, type: values };
+  }
+  const group = object('Group', `One group of ${base} rows and its aggregates.`, fields);
+  return { group, column };
+}
+
+/**
+ * `aggregate<Base>(where, groupBy, take, skip): [<Base>Group!]!`, offered by the `aggregate`
+ * action (off by default, issue 23 item 2; PEERS.md §A5): groups ordered by the grouped columns
+ * ascending (NULL first), `take` 100 groups by default and at most 10,000; without `groupBy` one
+ * group, the whole filtered set (count 0 and null sums over no row). The cost walk counts `take`
+ * groups (`rowEstimate`), one statement.
+ */
+export const aggregate: OperationKind = {
+  action: 'aggregate',
+  root: 'query',
+  rootFieldName: (base) => `aggregate${base}`,
+  offered: (api) => api.actions.aggregate === true,
+  field: ({ node, types }) => {
+    const { group, column } = aggregateTypes(node, types);
+    return {
+      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(group))),
+      args: {
+        where: { type: types.filter(node) },
+        ...(column && {
+          groupBy: {
+            type: new GraphQLList(new GraphQLNonNull(column)),
+            description: 'Columns to group by; none: one group of every matching row.',
+          },
+        }),
+        take: { type: GraphQLInt, description: 'At most 10,000 groups; default 100.' },
+        skip: { type: GraphQLInt, description: 'Groups to skip; default 0.' },
+      },
+      resolve: aggregateResolver(node) as never,
+      extensions: { rowEstimate: { rows: AGGREGATE_DEFAULT_TAKE } },
+    };
+  },
+};
