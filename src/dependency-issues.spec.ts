@@ -23,6 +23,7 @@ import type { MetricsService } from './metrics/metrics.service';
 import { RateLimitsService } from './rate-limits/rate-limits.service';
 import { RATE_LIMIT_PREFIX } from './rate-limits/redis-throttler-storage';
 import { RedisService } from './redis/redis.service';
+import { CONTRACT_LIMITS } from '../test/support/request-limits';
 
 /**
  * Open issues of our request-path dependencies, exercised the way our code uses each library
@@ -33,16 +34,7 @@ import { RedisService } from './redis/redis.service';
 
 const ROOT = join(__dirname, '..');
 
-const LIMITS = {
-  queryBytes: 100_000,
-  queryTokens: 10_000,
-  fragmentSpreads: 1_000,
-  rows: 100_000,
-  statements: 300,
-  skip: 100_000,
-  inList: 1_000,
-  booleanItems: 100,
-};
+const LIMITS = CONTRACT_LIMITS;
 
 /** How a promise stood after a wait. */
 type Settled =

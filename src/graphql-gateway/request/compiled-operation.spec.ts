@@ -9,6 +9,7 @@ import {
 } from './compiled-operation';
 import type { GatewayContext } from '../gateway-context';
 import { coerceRequestVariables, executeOperation } from './execute-operation';
+import { CONTRACT_LIMITS } from '../../../test/support/request-limits';
 
 /** Request step 6: compile once per (schema, text), refuse before paying, cache only what compiled. */
 
@@ -26,16 +27,7 @@ const schema = buildSchema(`
   type Customer { id: ID! name: String orders(take: Int, skip: Int, where: OrderFilter): [Order!]! }
 `);
 
-const LIMITS = {
-  queryBytes: 100_000,
-  queryTokens: 10_000,
-  fragmentSpreads: 1_000,
-  rows: 100_000,
-  statements: 300,
-  skip: 100_000,
-  inList: 1_000,
-  booleanItems: 100,
-};
+const LIMITS = CONTRACT_LIMITS;
 
 function refusal(fn: () => unknown): RequestRefusal {
   try {

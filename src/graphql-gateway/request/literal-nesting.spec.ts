@@ -8,6 +8,7 @@ import {
   textNestingProblem,
 } from './compiled-operation';
 import { coerceRequestVariables, MAX_VARIABLE_DEPTH } from './execute-operation';
+import { CONTRACT_LIMITS } from '../../../test/support/request-limits';
 
 /**
  * Issue 22 item 14: a literal nested deeper than graphql-js's recursive parser can follow is
@@ -22,13 +23,9 @@ const schema = buildSchema(`
 `);
 
 const LIMITS = {
+  ...CONTRACT_LIMITS,
   queryBytes: 1_000_000,
   queryTokens: 100_000,
-  fragmentSpreads: 1_000,
-  rows: 100_000,
-  statements: 300,
-  skip: 100_000,
-  inList: 1_000,
   booleanItems: 100_000,
 };
 

@@ -5,6 +5,7 @@ import { coerceRequestVariables } from './execute-operation';
 import { navigationRowEstimate, tableRowEstimate } from './operation-cost';
 import type { NavigationNode } from '../api-tree';
 import type { ModelTable } from '../../platform/version-definition';
+import { CONTRACT_LIMITS } from '../../../test/support/request-limits';
 
 /**
  * Issue 23 item 5: the row estimate reads the statistics the schema carries
@@ -23,16 +24,7 @@ const SDL = `
   type Product { id: ID! name: String }
 `;
 
-const LIMITS = {
-  queryBytes: 100_000,
-  queryTokens: 10_000,
-  fragmentSpreads: 1_000,
-  rows: 100_000,
-  statements: 300,
-  skip: 100_000,
-  inList: 1_000,
-  booleanItems: 100,
-};
+const LIMITS = CONTRACT_LIMITS;
 
 /** The sales schema with statistics: `orders` rows, lines per order, `lines` rows (null: unknown). */
 function salesSchema(orders: number | null, linesPerOrder: number | null, lines: number | null) {
