@@ -1,7 +1,7 @@
 'use strict';
 /**
  * The raw-SQL floor (issue 8): plain `node:http` + a `pg` Pool, one hand-written SQL statement per
- * request, answering the same JSON as the service for the three workloads. Run as a child process
+ * request, answering the same JSON as the service for the five workloads. Run as a child process
  * by bench/run.js (so its CPU time is its own): `node bench/floor.js <postgres url> <port>`.
  */
 const http = require('node:http');
@@ -33,6 +33,19 @@ const SQL = {
          JOIN products p ON p.id = x.product_id) l`,
   // Q3: the count of Q1's filter.
   q3: `SELECT json_build_object('countOrders', count(*))::text AS body FROM orders o WHERE ${FILTER}`,
+  // Q4: per customer of shipped orders, 50 groups by customer: count and exact sum (trailing zeros dropped).
+  q4: `SELECT json_build_object('aggregateOrders', coalesce(json_agg(json_build_object(
+         'key', json_build_object('customer_id', g.customer_id::text), 'count', g.n,
+         'sum', json_build_object('total', trim_scale(g.s)::text)) ORDER BY g.customer_id), '[]'))::text AS body
+       FROM (SELECT customer_id, count(*) AS n, sum(total) AS s FROM orders WHERE status = 'shipped'
+             GROUP BY customer_id ORDER BY customer_id LIMIT 50) g`,
+  // Q5: 50 orders whose customer is in one city and with a line of one product.
+  q5: `SELECT json_build_object('getOrders', coalesce(json_agg(json_build_object(
+         'id', o.id::text, 'status', o.status, 'total', o.total::text) ORDER BY o.id), '[]'))::text AS body
+       FROM (SELECT * FROM orders o
+             WHERE EXISTS (SELECT 1 FROM customers c WHERE c.id = o.customer_id AND c.city = 'City 7')
+               AND EXISTS (SELECT 1 FROM order_lines l WHERE l.order_id = o.id AND l.product_id = 17)
+             ORDER BY o.id LIMIT 50) o`,
 };
 
 http
