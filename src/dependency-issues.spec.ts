@@ -568,7 +568,7 @@ describe('p-limit 3 under shareOfPool', () => {
   it('frees the place of a statement that rejects or throws, so the request’s queue never stalls (p-limit #77)', async () => {
     let running = 0;
     let most = 0;
-    const run = shareOfPool(8, async (i: number) => {
+    const run = shareOfPool(8, 12, async (i: number) => {
       running++;
       most = Math.max(most, running);
       await new Promise((resolve) => setImmediate(resolve));
@@ -580,7 +580,7 @@ describe('p-limit 3 under shareOfPool', () => {
     expect(answers.filter((a) => a.status === 'rejected')).toHaveLength(4);
     expect(answers.filter((a) => a.status === 'fulfilled')).toHaveLength(8);
     expect(most).toBe(2);
-    const thrower = shareOfPool(4, (): Promise<number> => {
+    const thrower = shareOfPool(4, 3, (): Promise<number> => {
       throw new Error('thrown before any promise');
     });
     await expect(Promise.all([thrower(), thrower()])).rejects.toThrow('thrown before any promise');

@@ -314,8 +314,8 @@ export class GraphqlHttpEndpoint {
       }
       authorizeRootFields(caller, app.id, operation.rootFieldNames, executable.rootFields);
       const variables = coerceRequestVariables(executable.schema, operation, params.variables);
-      operation.cost(variables.values, this.config.limits);
-      const context = this.context(app.id, caller, abort, executable.permissions);
+      const cost = operation.cost(variables.values, this.config.limits);
+      const context = this.context(app.id, caller, abort, executable.permissions, cost.statements);
       const answer = await executeOperation(
         executable.schema,
         compiled,
@@ -495,6 +495,7 @@ export class GraphqlHttpEndpoint {
     caller: Caller,
     abort: Cancellation,
     permissions: Permissions,
+    statements: number,
   ): GatewayContext {
     const budget = new RequestBudget(this.config.limits, abort);
     const connections = new Map<string, Promise<DatasourceConnection>>();
@@ -540,9 +541,10 @@ export class GraphqlHttpEndpoint {
               dialect: inner.dialect,
               run: shareOfPool(
                 poolSize,
+                statements,
                 guarded((query) => inner.run(query, { signal, rows: budget }), true),
               ),
-              transaction: shareOfPool(poolSize, (work) =>
+              transaction: shareOfPool(poolSize, statements, (work) =>
                 inner.transaction((run) => work(guarded(run))),
               ),
             };
