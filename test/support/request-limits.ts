@@ -14,4 +14,6 @@ export const CONTRACT_LIMITS: Readonly<CompileLimits> = {
   skip: 100_000,
   inList: 1_000,
   booleanItems: 100,
+  scannedRows: 10_000_000,
+  relationFilters: 8,
 };

@@ -43,28 +43,16 @@ export interface CostLimits {
   skip: number;
   inList: number;
   booleanItems: number;
+  /** `LIMIT_SCANNED_ROWS`: rows the request's counts may scan, summed ({@link checkRequestCost}). */
+  scannedRows: number;
   /**
-   * `LIMIT_SCANNED_ROWS`: rows the request's counts may scan, summed ({@link checkRequestCost});
-   * {@link DEFAULT_SCANNED_ROWS} when absent.
+   * `LIMIT_RELATION_FILTERS`: relation filters (correlated subqueries) in one request. PostgreSQL
+   * plans them as semi-joins and its planning time grows faster than their number: measured on
+   * PostgreSQL 15 (one table filtered through N many-to-one keys) 3 ms at 4, 48 ms at 6, 116 ms at
+   * 8, 523 ms at 20, and the 5 s statement deadline near 50 (README "Limits"); the default is 8.
    */
-  scannedRows?: number;
-  /**
-   * `LIMIT_RELATION_FILTERS`: relation filters (correlated subqueries) in one request
-   * ({@link checkRequestCost}); {@link DEFAULT_RELATION_FILTERS} when absent.
-   */
-  relationFilters?: number;
+  relationFilters: number;
 }
-
-/** The default of `LIMIT_SCANNED_ROWS`: rows all counts of one request may scan together. */
-export const DEFAULT_SCANNED_ROWS = 10_000_000;
-
-/**
- * The default of `LIMIT_RELATION_FILTERS`. PostgreSQL plans correlated subqueries as semi-joins
- * and its planning time grows faster than their number: measured on PostgreSQL 15 (one table
- * filtered through N many-to-one keys) 3 ms at 4, 48 ms at 6, 116 ms at 8, 523 ms at 20, and the
- * 5 s statement deadline near 50 (README "Limits").
- */
-export const DEFAULT_RELATION_FILTERS = 8;
 
 /** What the per-request check found, within every ceiling. */
 export interface RequestCost {
@@ -250,7 +238,7 @@ function checkFilter(
       );
     }
   };
-  const relationLimit = limits.relationFilters ?? DEFAULT_RELATION_FILTERS;
+  const relationLimit = limits.relationFilters;
   const countRelation = () => {
     count(1);
     tally.relationFilters += 1;
@@ -369,7 +357,7 @@ export function checkRequestCost(
       `The request may read up to ${rows.toLocaleString('en-US')} rows; the limit is ${limits.rows.toLocaleString('en-US')}. Give smaller take values (without take a level counts the rows the database's statistics expect, at most 10,000) or select fewer nested levels`,
     );
   }
-  const scannedLimit = limits.scannedRows ?? DEFAULT_SCANNED_ROWS;
+  const scannedLimit = limits.scannedRows;
   if (scanned > scannedLimit) {
     throw new DomainError(
       ErrorCode.QueryTooComplex,
