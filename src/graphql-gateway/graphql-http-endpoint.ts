@@ -50,7 +50,6 @@ import { readGraphQLParams, refuseKeyInUrl } from './request/graphql-params';
 import { shareOfPool } from './request/pool-share';
 import { RequestBudget } from './request/request-budget';
 import { RowScopes } from './request/row-scopes';
-import type { Permissions } from '../app-access/row-rules';
 import { ExecutableSchema, SchemaProviderService } from './schema-provider.service';
 
 /**
@@ -315,7 +314,7 @@ export class GraphqlHttpEndpoint {
       authorizeRootFields(caller, app.id, operation.rootFieldNames, executable.rootFields);
       const variables = coerceRequestVariables(executable.schema, operation, params.variables);
       const cost = operation.cost(variables.values, this.config.limits);
-      const context = this.context(app.id, caller, abort, executable.permissions, cost.statements);
+      const context = this.context(app.id, caller, abort, executable, cost.statements);
       const answer = await executeOperation(
         executable.schema,
         compiled,
@@ -494,7 +493,7 @@ export class GraphqlHttpEndpoint {
     appId: string,
     caller: Caller,
     abort: Cancellation,
-    permissions: Permissions,
+    rules: Pick<ExecutableSchema, 'permissions' | 'model'>,
     statements: number,
   ): GatewayContext {
     const budget = new RequestBudget(this.config.limits, abort);
@@ -504,7 +503,7 @@ export class GraphqlHttpEndpoint {
       caller,
       appId,
       budget,
-      scopes: new RowScopes(permissions, caller),
+      scopes: new RowScopes(rules.permissions, caller, rules.model),
       loaders: new WeakMap(),
       connection: (id) => {
         let conn = connections.get(id);

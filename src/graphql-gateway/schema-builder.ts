@@ -64,6 +64,11 @@ export interface BuiltSchema {
   rootFields: Map<string, RootFieldInfo>;
   /** The version's row rules per role (CONTRACT.md §4), read by each request's table access. */
   permissions: Permissions;
+  /**
+   * The version's model tables, every one (not only those an API includes): where a row rule's
+   * navigation keys lead (README "App users and row rules").
+   */
+  model: readonly ModelTable[];
 }
 
 /** What a datasource can do when nothing else is known (PostgreSQL, SQLite, SQL Server). */
@@ -426,9 +431,11 @@ export class VersionTypes {
    * without RETURNING gets `add<Base>: Boolean` (CONTRACT.md §6).
    */
   private readonly permissions: Permissions;
+  private readonly model: readonly ModelTable[];
 
   constructor(def: VersionDefinition, capabilities: Map<string, Capabilities> = new Map()) {
     this.permissions = (def.permissions ?? {}) as Permissions;
+    this.model = def.tables;
     const labels = new Map<RowNode, string>();
     const enums = new Map(def.enums.map((e) => [e.name, enumType(e)]));
     const reserved = [...BUILT_IN_NAMES, ...SHARED_TYPE_NAMES, ...enums.keys()];
@@ -531,7 +538,7 @@ export class VersionTypes {
         ? new GraphQLObjectType({ name: 'Mutation', fields: mutation })
         : undefined,
     });
-    return { schema, rootFields, permissions: this.permissions };
+    return { schema, rootFields, permissions: this.permissions, model: this.model };
   }
 }
 

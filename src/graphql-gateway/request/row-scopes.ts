@@ -63,9 +63,14 @@ export class RowScopes {
   private readonly planned = new Map<string, Condition>();
   private readonly bounds: ReturnType<typeof rolesOf>;
 
+  /**
+   * @param model the version's model tables (`BuiltSchema.model`), where a rule's navigation keys
+   * lead; without it a rule naming a navigation cannot be planned and denies.
+   */
   constructor(
     private readonly permissions: Permissions,
     caller: Caller,
+    private readonly model: readonly ModelTable[] = [],
   ) {
     this.bounds = rolesOf(caller);
   }
