@@ -119,8 +119,8 @@ export interface RequestLimits {
   /** `LIMIT_BOOLEAN_ITEMS`: `and`/`or` items in one request, default 100. */
   booleanItems: number;
   /**
-   * `LIMIT_SCANNED_ROWS`: rows the counts of one request may scan together, each count charged
-   * its table's estimated rows (10,000 when its statistics are unknown), default 10,000,000
+   * `LIMIT_SCANNED_ROWS`: rows the counts and aggregates of one request may scan together, each
+   * charged its table's estimated rows (10,000 when its statistics are unknown), default 10,000,000
    * (README "Limits").
    */
   scannedRows: number;

@@ -157,6 +157,32 @@ export const SortDirection = new GraphQLEnumType({
   values: { ASC: { value: 'ASC' }, DESC: { value: 'DESC' } },
 });
 
+/**
+ * The buckets a `date` column groups by in `aggregate<Base>(buckets:)` (README "Aggregates"):
+ * each group's key is the bucket's first day.
+ */
+export const DateBucketEnum = new GraphQLEnumType({
+  name: 'DateBucket',
+  description: 'Groups dates by the year, month or day they fall in; the key is its first day.',
+  values: { YEAR: { value: 'YEAR' }, MONTH: { value: 'MONTH' }, DAY: { value: 'DAY' } },
+});
+
+/**
+ * The buckets a date-and-time column groups by (README "Aggregates"): each group's key is the
+ * bucket's start, in UTC for a column with a zone.
+ */
+export const DateTimeBucketEnum = new GraphQLEnumType({
+  name: 'DateTimeBucket',
+  description:
+    'Groups date-times by the year, month, day or hour they fall in (UTC for zoned values); the key is its start.',
+  values: {
+    YEAR: { value: 'YEAR' },
+    MONTH: { value: 'MONTH' },
+    DAY: { value: 'DAY' },
+    HOUR: { value: 'HOUR' },
+  },
+});
+
 /** Operator sets per column type (CONTRACT.md §6). */
 const TEXT_OPS = [
   'eq',
@@ -364,6 +390,8 @@ export const SHARED_TYPE_NAMES: readonly string[] = [
   JSONScalar,
   Base64Scalar,
   SortDirection,
+  DateBucketEnum,
+  DateTimeBucketEnum,
   ...Object.values(FILTERS),
   ...LIST_FILTERS.values(),
 ].map((t) => t.name);

@@ -99,6 +99,7 @@ for (const dialect of SALES_DIALECTS) {
             total: true,
             ship_date: true,
             big: true,
+            placed_at: true,
           },
         },
         { name: 'customers', table: 'customers', actions: SELECT_ONLY },
@@ -258,6 +259,147 @@ for (const dialect of SALES_DIALECTS) {
       expect(grouped.aggregateOrders.map((g: { key: { status: string } }) => g.key.status)).toEqual(
         ['HELD', 'PENDING', 'SHIPPED'],
       );
+    });
+
+    it('having filters groups by counts, exact sums, averages and extremes; in/nin and or', async () => {
+      const ids = (out: { aggregateOrders: { key: { customer_id: string } }[] }) =>
+        out.aggregateOrders.map((g) => Number(g.key.customer_id));
+      const by = (having: string) =>
+        kept(
+          `having ${having}`,
+          `{ aggregateOrders(groupBy: [customer_id], having: ${having}) { key { customer_id } count } }`,
+        );
+      // Customers 1 and 2 have three orders, 3 to 5 two, 6 one (sales-fixture.ts).
+      expect(ids(await by('{count: {gt: 2}}'))).toEqual([1, 2]);
+      // Sums of total: 181.5, 211.5, 111, 131, 151, 5.
+      expect(ids(await by('{sum: {total: {gte: "151"}}}'))).toEqual([1, 2, 5]);
+      expect(ids(await by('{sum: {total: {in: ["111", "5"]}}}'))).toEqual([3, 6]);
+      expect(ids(await by('{count: {nin: [2, 3]}}'))).toEqual([6]);
+      // Averages of total: 60.5, 70.5, 55.5, 65.5, 75.5, 5.
+      expect(ids(await by('{avg: {total: {gt: 60}}}'))).toEqual([1, 2, 4, 5]);
+      expect(ids(await by('{or: [{count: {eq: 1}}, {max: {total: {gte: "110"}}}]}'))).toEqual([
+        1, 2, 6,
+      ]);
+      expect(ids(await by('{countDistinct: {status: {eq: 1}}, count: {gt: 1}}'))).toEqual([]);
+      // An exact comparison beyond 2^53: PENDING's bigs sum to 9007199254741014.
+      const big = (op: string) =>
+        data(
+          `{ aggregateOrders(groupBy: [status], having: {sum: {big: {${op}}}}) { key { status } } }`,
+        );
+      expect((await big('gt: "9007199254741013"')).aggregateOrders).toEqual([
+        { key: { status: 'PENDING' } },
+      ]);
+      expect((await big('gt: "9007199254741014"')).aggregateOrders).toEqual([]);
+      expect((await big('eq: null')).aggregateOrders).toEqual([{ key: { status: 'HELD' } }]);
+    });
+
+    it('order sorts groups by an aggregate or a key, empty aggregates first under ASC and last under DESC', async () => {
+      const statuses = async (order: string) =>
+        (
+          await kept(
+            `order ${order}`,
+            `{ aggregateOrders(groupBy: [status], order: ${order}) { key { status } sum { big } } }`,
+          )
+        ).aggregateOrders.map((g: { key: { status: string } }) => g.key.status);
+      // Sums of big: PENDING 9007199254741014, PAID 30, SHIPPED 26, HELD none.
+      expect(await statuses('[{sum: {big: DESC}}]')).toEqual([
+        'PENDING',
+        'PAID',
+        'SHIPPED',
+        'HELD',
+      ]);
+      expect(await statuses('[{sum: {big: ASC}}]')).toEqual(['HELD', 'SHIPPED', 'PAID', 'PENDING']);
+      expect(await statuses('[{key: {status: DESC}}]')).toEqual([
+        'SHIPPED',
+        'PENDING',
+        'PAID',
+        'HELD',
+      ]);
+      const top = await kept(
+        'top by sum',
+        `{ aggregateOrders(groupBy: [customer_id], order: [{sum: {total: DESC}}], take: 2) {
+          key { customer_id } sum { total } } }`,
+      );
+      expect(top.aggregateOrders).toEqual([
+        { key: { customer_id: '2' }, sum: { total: '211.5' } },
+        { key: { customer_id: '1' }, sum: { total: '181.5' } },
+      ]);
+      const byCount = await kept(
+        'by count then key',
+        '{ aggregateOrders(groupBy: [customer_id], order: [{count: DESC}, {avg: {total: ASC}}]) { key { customer_id } } }',
+      );
+      expect(
+        byCount.aggregateOrders.map((g: { key: { customer_id: string } }) => g.key.customer_id),
+      ).toEqual(['1', '2', '3', '4', '5', '6']);
+    });
+
+    it('buckets group dates and date-times by their year, month, day or hour', async () => {
+      const months = await kept(
+        'ship months',
+        '{ aggregateOrders(groupBy: [ship_date], buckets: {ship_date: MONTH}) { key { ship_date } count } }',
+      );
+      // Ship dates fall in March 2024; orders 4, 8, 12 and 13 have none (one group, first).
+      expect(months.aggregateOrders).toEqual([
+        { key: { ship_date: null }, count: 4 },
+        { key: { ship_date: '2024-03-01' }, count: 9 },
+      ]);
+      const days = await data(
+        `{ aggregateOrders(where: {id: {in: [1, 2, 3]}}, groupBy: [placed_at, status],
+            buckets: {placed_at: DAY}, order: [{key: {placed_at: DESC}}]) { key { placed_at } count } }`,
+      );
+      const starts = days.aggregateOrders.map(
+        (g: { key: { placed_at: string } }) => g.key.placed_at,
+      );
+      // Each database's own date-time type: DateTime (…Z) or LocalDateTime.
+      expect(starts).toHaveLength(3);
+      ['03', '02', '01'].forEach((day, i) =>
+        expect(starts[i]).toMatch(new RegExp(`^2024-03-${day}T00:00:00(\\.000)?Z?$`)),
+      );
+      const hours = await data(
+        '{ aggregateOrders(where: {id: {in: [1, 2]}}, groupBy: [placed_at], buckets: {placed_at: HOUR}) { key { placed_at } } }',
+      );
+      expect(hours.aggregateOrders[0].key.placed_at).toMatch(/^2024-03-01T12:00:00(\.000)?Z?$/);
+      const year = await data(
+        '{ aggregateOrders(groupBy: [placed_at], buckets: {placed_at: YEAR}) { key { placed_at } count } }',
+      );
+      expect(year.aggregateOrders).toHaveLength(1);
+      expect(year.aggregateOrders[0].count).toBe(ALL.length);
+      expect(year.aggregateOrders[0].key.placed_at).toMatch(/^2024-01-01T00:00:00(\.000)?Z?$/);
+    });
+
+    it('refuses what it cannot answer, saying what to change', async () => {
+      const refusal = async (query: string) => {
+        const res = await gql(query, { authorization: `Bearer ${token}` });
+        expect(res.body.data?.aggregateOrders ?? null).toBeNull();
+        return res.body.errors?.[0] as { message: string; extensions: { code: string } };
+      };
+      const noGroups = await refusal('{ aggregateOrders(having: {count: {gt: 1}}) { count } }');
+      expect(noGroups.extensions.code).toBe('BAD_USER_INPUT');
+      expect(noGroups.message).toMatch(/having filters groups: add groupBy/);
+      const notGrouped = await refusal(
+        '{ aggregateOrders(groupBy: [status], order: [{key: {customer_id: ASC}}]) { count } }',
+      );
+      expect(notGrouped.message).toMatch(
+        /key.customer_id is not grouped; add customer_id to groupBy/,
+      );
+      const two = await refusal(
+        '{ aggregateOrders(groupBy: [status], order: [{count: ASC, key: {status: ASC}}]) { count } }',
+      );
+      expect(two.message).toMatch(/names exactly one thing/);
+      const bucket = await refusal(
+        '{ aggregateOrders(groupBy: [status], buckets: {ship_date: YEAR}) { count } }',
+      );
+      expect(bucket.message).toMatch(/buckets.ship_date: ship_date is not grouped/);
+      const text = await refusal(
+        '{ aggregateOrders(groupBy: [customer_id], having: {min: {status: {contains: "P"}}}) { count } }',
+      );
+      expect(text.message).toMatch(/contains does not apply to aggregates/);
+      const hour = await refusal(
+        '{ aggregateOrders(groupBy: [ship_date], buckets: {ship_date: HOUR}) { count } }',
+      );
+      // A date has no HOUR bucket: refused by the schema (the code depends on the form sent).
+      expect(['GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']).toContain(hour.extensions.code);
+      expect(hour.message).toMatch(/HOUR/);
     });
 
     it('switch off, not public, or a key out of scope: no aggregate field', async () => {

@@ -116,7 +116,7 @@ for (const dialect of SALES_DIALECTS) {
       expect(res.status).toBe(400);
       expect(res.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
       expect(res.body.errors[0].message).toMatch(
-        /counts may scan [\d,]+ rows \(the tables' estimated rows\); the limit is 5,000/,
+        /counts and aggregates may scan [\d,]+ rows \(the tables' estimated rows\); the limit is 5,000/,
       );
       expect(statements()).toBe(before);
     });

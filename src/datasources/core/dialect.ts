@@ -407,11 +407,52 @@ export interface AggregateItem {
   alias: string;
 }
 
+/** The start of a date/time bucket a grouped column is truncated to (README "Aggregates"). */
+export type DateBucket = 'YEAR' | 'MONTH' | 'DAY' | 'HOUR';
+
+/**
+ * One grouped column of an {@link AggregatePlan}, read under `alias`; with `bucket`, the column's
+ * value truncated to the bucket's start (a `timestamptz` in UTC), grouped and ordered by that.
+ */
+export interface GroupKey {
+  column: string;
+  kind: ColumnKind;
+  nullable: boolean;
+  alias: string;
+  bucket?: DateBucket;
+}
+
+/**
+ * What a `having` comparison or a group order reads of a group: an aggregate of an
+ * {@link AggregateItem}'s function (`avg` here too: the database's average over the values as
+ * approximate numbers, never integer division), or `key` the `index`-th grouped column.
+ */
+export type GroupMeasure =
+  | { fn: 'count' }
+  | { fn: 'countDistinct' | 'sum' | 'avg' | 'min' | 'max'; column: string; kind: ColumnKind }
+  | { fn: 'key'; index: number };
+
+/**
+ * A condition on groups (`having`): comparisons of a {@link GroupMeasure} with a bound value
+ * (`value: null` with `eq`/`neq` is IS [NOT] NULL), combined with and/or as {@link Condition}s.
+ */
+export type GroupCondition =
+  | { kind: 'and' | 'or'; items: GroupCondition[] }
+  | { kind: 'compare'; measure: GroupMeasure; op: CompareOp; value: unknown };
+
+/** One sort key of groups; `nullable` as in {@link OrderTerm}. */
+export interface GroupOrderTerm {
+  measure: GroupMeasure;
+  direction: 'ASC' | 'DESC';
+  nullable: boolean;
+}
+
 /**
  * A grouped read of one table (`aggregate<Base>`, README "Aggregates"; PEERS.md §A2): the
- * caller's row rule and `where` apply before grouping, groups are ordered by the grouped columns
- * ascending (NULL first, CONTRACT.md §6's order) and paged by `take`/`skip`. Without `groupBy`
- * the statement has no GROUP BY, ORDER BY or page and answers exactly one row, even over no row.
+ * caller's row rule and `where` apply before grouping, `having` after; groups are ordered by
+ * `order` then by the grouped columns ascending (NULL first, CONTRACT.md §6's order) and paged by
+ * `take`/`skip`. Without `groupBy` the statement has no GROUP BY, HAVING, ORDER BY or page and
+ * answers exactly one row, even over no row.
  */
 export interface AggregatePlan {
   table: TableRef;
@@ -422,8 +463,12 @@ export interface AggregatePlan {
    */
   scope: Condition;
   /** Grouped columns, each read under its `alias`. */
-  groupBy: { column: string; kind: ColumnKind; nullable: boolean; alias: string }[];
+  groupBy: GroupKey[];
   aggregates: AggregateItem[];
+  /** Conditions on groups (`HAVING`); absent or an empty `and` for none. */
+  having?: GroupCondition;
+  /** Sort keys before the grouped columns. */
+  order?: GroupOrderTerm[];
   /** Groups to answer (null: no limit); ignored without `groupBy`. */
   take: number | null;
   skip: number;

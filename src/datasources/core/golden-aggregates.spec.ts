@@ -101,3 +101,89 @@ describe('golden SQL of aggregates, four dialects side by side', () => {
     });
   });
 });
+
+describe('golden SQL of aggregate buckets, having and order', () => {
+  const table = { schema: null, name: 'orders' };
+  const plan: AggregatePlan = {
+    table,
+    where: ALL_ROWS,
+    scope: ALL_ROWS,
+    groupBy: [
+      {
+        column: 'placed_at',
+        kind: 'timestamptz',
+        nullable: true,
+        alias: '__tg_k0',
+        bucket: 'MONTH',
+      },
+      { column: 'ship_on', kind: 'date', nullable: false, alias: '__tg_k1', bucket: 'YEAR' },
+      { column: 'local_at', kind: 'timestamp', nullable: true, alias: '__tg_k2', bucket: 'HOUR' },
+    ],
+    aggregates: [
+      { fn: 'count', alias: '__tg_a0' },
+      { fn: 'sum', column: 'total', kind: 'decimal', alias: '__tg_a1' },
+    ],
+    having: {
+      kind: 'and',
+      items: [
+        { kind: 'compare', measure: { fn: 'count' }, op: 'gt', value: 2 },
+        {
+          kind: 'or',
+          items: [
+            {
+              kind: 'compare',
+              measure: { fn: 'sum', column: 'total', kind: 'decimal' },
+              op: 'gte',
+              value: '100.5',
+            },
+            {
+              kind: 'compare',
+              measure: { fn: 'avg', column: 'quantity', kind: 'int' },
+              op: 'lt',
+              value: 1.5,
+            },
+            {
+              kind: 'compare',
+              measure: { fn: 'max', column: 'total', kind: 'decimal' },
+              op: 'eq',
+              value: null,
+            },
+          ],
+        },
+      ],
+    },
+    order: [
+      {
+        measure: { fn: 'sum', column: 'total', kind: 'decimal' },
+        direction: 'DESC',
+        nullable: true,
+      },
+      { measure: { fn: 'key', index: 1 }, direction: 'DESC', nullable: false },
+      { measure: { fn: 'count' }, direction: 'ASC', nullable: false },
+    ],
+    take: 50,
+    skip: 0,
+  };
+
+  it('groups by bucket starts, filters groups with HAVING and orders by aggregates, then the keys', () => {
+    const out = compileAll((d) => d.compileAggregate(plan));
+    expect(out).toEqual({
+      postgres: {
+        sql: 'SELECT (date_trunc(\'month\', "orders"."placed_at" AT TIME ZONE \'UTC\') AT TIME ZONE \'UTC\') AS "__tg_k0", CAST(date_trunc(\'year\', "orders"."ship_on") AS date) AS "__tg_k1", date_trunc(\'hour\', "orders"."local_at") AS "__tg_k2", COUNT(*) AS "__tg_a0", SUM("orders"."total") AS "__tg_a1" FROM "orders" GROUP BY (date_trunc(\'month\', "orders"."placed_at" AT TIME ZONE \'UTC\') AT TIME ZONE \'UTC\'), CAST(date_trunc(\'year\', "orders"."ship_on") AS date), date_trunc(\'hour\', "orders"."local_at") HAVING (COUNT(*) > $1 AND (SUM("orders"."total") >= $2 OR AVG("orders"."quantity" * 1.0E0) < $3 OR MAX("orders"."total") IS NULL)) ORDER BY SUM("orders"."total") DESC NULLS LAST, CAST(date_trunc(\'year\', "orders"."ship_on") AS date) DESC, COUNT(*) ASC, (date_trunc(\'month\', "orders"."placed_at" AT TIME ZONE \'UTC\') AT TIME ZONE \'UTC\') ASC NULLS FIRST, date_trunc(\'hour\', "orders"."local_at") ASC NULLS FIRST LIMIT $4',
+        params: [2, '100.5', 1.5, 50],
+      },
+      mysql: {
+        sql: "SELECT CAST(DATE_FORMAT(`orders`.`placed_at`, '%Y-%m-01 00:00:00') AS DATETIME) AS `__tg_k0`, CAST(DATE_FORMAT(`orders`.`ship_on`, '%Y-01-01') AS DATE) AS `__tg_k1`, CAST(DATE_FORMAT(`orders`.`local_at`, '%Y-%m-%d %H:00:00') AS DATETIME) AS `__tg_k2`, COUNT(*) AS `__tg_a0`, SUM(`orders`.`total`) AS `__tg_a1` FROM `orders` GROUP BY CAST(DATE_FORMAT(`orders`.`placed_at`, '%Y-%m-01 00:00:00') AS DATETIME), CAST(DATE_FORMAT(`orders`.`ship_on`, '%Y-01-01') AS DATE), CAST(DATE_FORMAT(`orders`.`local_at`, '%Y-%m-%d %H:00:00') AS DATETIME) HAVING (COUNT(*) > ? AND (SUM(`orders`.`total`) >= CAST(? AS DECIMAL(65,30)) OR AVG(`orders`.`quantity` * 1.0E0) < ? OR MAX(`orders`.`total`) IS NULL)) ORDER BY SUM(`orders`.`total`) DESC, CAST(DATE_FORMAT(`orders`.`ship_on`, '%Y-01-01') AS DATE) DESC, COUNT(*) ASC, CAST(DATE_FORMAT(`orders`.`placed_at`, '%Y-%m-01 00:00:00') AS DATETIME) ASC, CAST(DATE_FORMAT(`orders`.`local_at`, '%Y-%m-%d %H:00:00') AS DATETIME) ASC LIMIT ?",
+        params: [2, '100.5', 1.5, 50],
+      },
+      mssql: {
+        sql: "SELECT TODATETIMEOFFSET(CAST(DATEFROMPARTS(YEAR(CAST(SWITCHOFFSET([orders].[placed_at], '+00:00') AS DATETIME2)), MONTH(CAST(SWITCHOFFSET([orders].[placed_at], '+00:00') AS DATETIME2)), 1) AS DATETIME2), '+00:00') AS [__tg_k0], DATEFROMPARTS(YEAR([orders].[ship_on]), 1, 1) AS [__tg_k1], DATEADD(HOUR, DATEPART(HOUR, [orders].[local_at]), CAST(CAST([orders].[local_at] AS DATE) AS DATETIME2)) AS [__tg_k2], COUNT_BIG(*) AS [__tg_a0], CONVERT(NVARCHAR(64), SUM([orders].[total])) AS [__tg_a1] FROM [orders] GROUP BY TODATETIMEOFFSET(CAST(DATEFROMPARTS(YEAR(CAST(SWITCHOFFSET([orders].[placed_at], '+00:00') AS DATETIME2)), MONTH(CAST(SWITCHOFFSET([orders].[placed_at], '+00:00') AS DATETIME2)), 1) AS DATETIME2), '+00:00'), DATEFROMPARTS(YEAR([orders].[ship_on]), 1, 1), DATEADD(HOUR, DATEPART(HOUR, [orders].[local_at]), CAST(CAST([orders].[local_at] AS DATE) AS DATETIME2)) HAVING (COUNT_BIG(*) > @p1 AND (SUM([orders].[total]) >= CAST(@p2 AS DECIMAL(38,10)) OR AVG([orders].[quantity] * 1.0E0) < @p3 OR MAX([orders].[total]) IS NULL)) ORDER BY SUM([orders].[total]) DESC, DATEFROMPARTS(YEAR([orders].[ship_on]), 1, 1) DESC, COUNT_BIG(*) ASC, TODATETIMEOFFSET(CAST(DATEFROMPARTS(YEAR(CAST(SWITCHOFFSET([orders].[placed_at], '+00:00') AS DATETIME2)), MONTH(CAST(SWITCHOFFSET([orders].[placed_at], '+00:00') AS DATETIME2)), 1) AS DATETIME2), '+00:00') ASC, DATEADD(HOUR, DATEPART(HOUR, [orders].[local_at]), CAST(CAST([orders].[local_at] AS DATE) AS DATETIME2)) ASC OFFSET @p4 ROWS FETCH NEXT @p5 ROWS ONLY",
+        params: [2, '100.5', 1.5, 0, 50],
+      },
+      sqlite: {
+        sql: 'SELECT strftime(\'%Y-%m-01 00:00:00\', "orders"."placed_at") AS "__tg_k0", strftime(\'%Y-01-01\', "orders"."ship_on") AS "__tg_k1", strftime(\'%Y-%m-%d %H:00:00\', "orders"."local_at") AS "__tg_k2", COUNT(*) AS "__tg_a0", SUM("orders"."total") AS "__tg_a1" FROM "orders" GROUP BY strftime(\'%Y-%m-01 00:00:00\', "orders"."placed_at"), strftime(\'%Y-01-01\', "orders"."ship_on"), strftime(\'%Y-%m-%d %H:00:00\', "orders"."local_at") HAVING (COUNT(*) > ? AND (SUM("orders"."total") >= CAST(? AS NUMERIC) OR AVG("orders"."quantity" * 1.0E0) < ? OR MAX("orders"."total") IS NULL)) ORDER BY SUM("orders"."total") DESC, strftime(\'%Y-01-01\', "orders"."ship_on") DESC, COUNT(*) ASC, strftime(\'%Y-%m-01 00:00:00\', "orders"."placed_at") ASC, strftime(\'%Y-%m-%d %H:00:00\', "orders"."local_at") ASC LIMIT ?',
+        params: [2, '100.5', 1.5, 50],
+      },
+    });
+  });
+});

@@ -7,8 +7,11 @@ import type {
   Condition,
   CountPlan,
   DatasourceType,
+  DateBucket,
   DeletePlan,
   ExistsCondition,
+  GroupCondition,
+  GroupMeasure,
   InsertPlan,
   OrderTerm,
   SelectPlan,
@@ -118,6 +121,13 @@ export function likePattern(escaped: string, mode: 'contains' | 'startsWith' | '
 }
 
 const isTrue = (c: Condition) => c.kind === 'and' && c.items.length === 0;
+const NUMBER_KINDS: ReadonlySet<ColumnKind> = new Set<ColumnKind>([
+  'int',
+  'bigint',
+  'decimal',
+  'float',
+]);
+const isTrueGroup = (c: GroupCondition) => c.kind === 'and' && c.items.length === 0;
 
 /** Prefix of the aliases of relation-filter subqueries: `__tg_r1`, `__tg_r2`, … by depth. */
 export const SUBQUERY_ALIAS = '__tg_r';
@@ -230,17 +240,23 @@ export abstract class SqlCompiler {
 
   /**
    * A grouped read (`aggregate<Base>`, PEERS.md §A2): `SELECT <keys>, <aggregates> FROM t WHERE
-   * <where AND scope> GROUP BY <keys> ORDER BY <keys ASC, NULL first> <page>`; columns are named by
-   * the table's exposed name, so an alias never shadows a column in ORDER BY. Without `groupBy`:
-   * no GROUP BY, ORDER BY or page, one row whatever the table holds. The resolver never sends
-   * `take: 0` (it answers `[]` without SQL; SQL Server refuses `FETCH NEXT 0`).
+   * <where AND scope> GROUP BY <keys> HAVING <having> ORDER BY <order>, <keys ASC, NULL first>
+   * <page>`; columns are named by the table's exposed name, so an alias never shadows a column in
+   * ORDER BY, and a bucketed key is its bucket expression in every clause. HAVING and ORDER BY
+   * repeat the aggregates as expressions (SQL Server and SQLite cannot use a select alias inside
+   * an expression). Without `groupBy`: no GROUP BY, HAVING, ORDER BY or page, one row whatever the
+   * table holds. The resolver never sends `take: 0` (it answers `[]` without SQL; SQL Server
+   * refuses `FETCH NEXT 0`).
    */
   compileAggregate(plan: AggregatePlan): CompiledQuery {
     const params = this.parameters();
     const col = (c: string) => `${this.quote(plan.table.name)}.${this.quote(c)}`;
+    const keys = plan.groupBy.map((g) =>
+      g.bucket ? this.dateBucket(col(g.column), g.kind, g.bucket) : col(g.column),
+    );
     const items = [
       ...plan.groupBy.map(
-        (g) => `${this.groupKeyItem(col(g.column), g.kind)} AS ${this.quote(g.alias)}`,
+        (g, i) => `${this.groupKeyItem(keys[i], g.kind)} AS ${this.quote(g.alias)}`,
       ),
       ...plan.aggregates.map(
         (a) =>
@@ -250,20 +266,99 @@ export abstract class SqlCompiler {
     const where = this.whereClause(this.filterOf(plan), params, plan.table);
     let sql = `SELECT ${items.join(', ')} FROM ${this.tableName(plan.table)}${where}`;
     if (plan.groupBy.length) {
-      const keys = plan.groupBy.map((g) => col(g.column));
-      const order = plan.groupBy.map((g) => this.orderTerm(col(g.column), 'ASC', g.nullable));
-      sql += ` GROUP BY ${keys.join(', ')} ORDER BY ${order.join(', ')}`;
+      const measure = (m: GroupMeasure) => this.groupMeasure(m, col, keys);
+      sql += ` GROUP BY ${keys.join(', ')}`;
+      if (plan.having && !isTrueGroup(plan.having)) {
+        sql += ` HAVING ${this.groupCondition(plan.having, params, measure)}`;
+      }
+      const ordered = new Set<number>();
+      const order = (plan.order ?? []).map((o) => {
+        if (o.measure.fn === 'key') ordered.add(o.measure.index);
+        return this.orderTerm(measure(o.measure), o.direction, o.nullable);
+      });
+      plan.groupBy.forEach((g, i) => {
+        if (!ordered.has(i)) order.push(this.orderTerm(keys[i], 'ASC', g.nullable));
+      });
+      sql += ` ORDER BY ${order.join(', ')}`;
       sql += this.paginate(plan.take, plan.skip, params);
     }
     return params.query(sql);
   }
 
+  /** A {@link GroupMeasure} as an SQL expression over the group (`col` qualifies a column). */
+  private groupMeasure(m: GroupMeasure, col: (c: string) => string, keys: string[]): string {
+    switch (m.fn) {
+      case 'key':
+        return keys[m.index];
+      case 'count':
+        return this.aggregateValue({ fn: 'count', alias: '' }, '');
+      case 'avg':
+        // Approximate numbers on every database: a double on MySQL, SQL Server and SQLite (whose
+        // AVG of integers would otherwise be exact decimal, integer or REAL), numeric on
+        // PostgreSQL; never integer division.
+        return `AVG(${col(m.column)} * 1.0E0)`;
+      default:
+        return this.aggregateValue({ fn: m.fn, kind: m.kind, alias: '' }, col(m.column));
+    }
+  }
+
+  /** A `having` condition; values become bound parameters, as in {@link condition}. */
+  private groupCondition(
+    c: GroupCondition,
+    params: ParamList,
+    measure: (m: GroupMeasure) => string,
+  ): string {
+    if (c.kind !== 'compare') {
+      if (c.items.length === 0) return c.kind === 'and' ? '1=1' : '1=0';
+      const joiner = c.kind === 'and' ? ' AND ' : ' OR ';
+      return `(${c.items.map((i) => this.groupCondition(i, params, measure)).join(joiner)})`;
+    }
+    const sql = measure(c.measure);
+    if (c.value === null) return `${sql} IS ${c.op === 'neq' ? 'NOT ' : ''}NULL`;
+    const m = c.measure;
+    const timestamp =
+      (m.fn === 'min' || m.fn === 'max') && (m.kind === 'timestamp' || m.kind === 'timestamptz');
+    const side = (s: string) => (timestamp ? this.timestampOperand(s) : s);
+    const column = 'column' in m ? m.column : null;
+    let value = side(params.add(c.value, column));
+    // A sum, or a min/max of a number column, arrives as BigInt or Decimal text.
+    const exact = 'kind' in m && NUMBER_KINDS.has(m.kind) && m.fn !== 'countDistinct';
+    if (exact && m.fn !== 'avg') value = this.numericOperand(value);
+    return `${side(sql)} ${COMPARE_SQL[c.op]} ${value}`;
+  }
+
   /**
-   * One aggregate over `column` (a qualified column; empty for `count`). The default is the SQL
+   * A placeholder bound to number text (a BigInt or Decimal value) compared with an aggregate,
+   * which has no column affinity or type to convert the text by. PostgreSQL infers the
+   * parameter's type from the aggregate; adapters whose database would compare the text as text
+   * or as a double cast it (SQLite, MySQL, SQL Server).
+   */
+  protected numericOperand(placeholder: string): string {
+    return placeholder;
+  }
+
+  /**
+   * A date or date-and-time column truncated to the start of its `bucket` (README "Aggregates"),
+   * in the column's own type; a `timestamptz` bucket starts in UTC. `date` columns take YEAR,
+   * MONTH and DAY only (the planner refuses HOUR).
+   */
+  protected abstract dateBucket(column: string, kind: ColumnKind, bucket: DateBucket): string;
+
+  /**
+   * One aggregate over `column` (a qualified column; empty for `count`) as the select list reads
+   * it: {@link aggregateValue} unless the adapter's driver would lose digits reading it (SQL
+   * Server reads decimal results as text).
+   */
+  protected aggregateExpression(item: AggregateItem, column: string): string {
+    return this.aggregateValue(item, column);
+  }
+
+  /**
+   * One aggregate over `column` as a value HAVING and ORDER BY compare. The default is the SQL
    * standard's; adapters cast where their database would lose digits (SQL Server: `SUM` of an
    * integer column answers in the column's type and overflows, Microsoft docs "SUM").
    */
-  protected aggregateExpression(item: AggregateItem, column: string): string {
+  protected aggregateValue(item: AggregateItem, column: string): string {
     switch (item.fn) {
       case 'count':
         return 'COUNT(*)';

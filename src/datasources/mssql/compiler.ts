@@ -3,6 +3,7 @@ import type {
   ColumnKind,
   CompiledQuery,
   Condition,
+  DateBucket,
   InsertPlan,
   SelectPlan,
   UpdatePlan,
@@ -49,11 +50,9 @@ export abstract class MssqlCompiler extends SqlCompiler {
   /**
    * SQL Server's aggregates without lost digits (Microsoft docs, "SUM", "COUNT_BIG"): counts as
    * `COUNT_BIG` (`COUNT` is an `int`), a sum of integers over `decimal(38,0)` (`SUM` of an `int`
-   * answers `int` and overflows), every decimal result (sums, a decimal column's min/max) read as
-   * exact text as {@link selectItem} reads decimals.
+   * answers `int` and overflows).
    */
-  protected override aggregateExpression(item: AggregateItem, column: string): string {
-    const text = (sql: string) => `CONVERT(NVARCHAR(64), ${sql})`;
+  protected override aggregateValue(item: AggregateItem, column: string): string {
     switch (item.fn) {
       case 'count':
         return 'COUNT_BIG(*)';
@@ -63,13 +62,52 @@ export abstract class MssqlCompiler extends SqlCompiler {
         return `COUNT_BIG(DISTINCT ${column})`;
       case 'sum':
         if (item.kind === 'int' || item.kind === 'bigint')
-          return text(`SUM(CAST(${column} AS DECIMAL(38,0)))`);
-        return item.kind === 'decimal' ? text(`SUM(${column})`) : `SUM(${column})`;
-      default: {
-        const sql = super.aggregateExpression(item, column);
-        return item.kind === 'decimal' ? text(sql) : sql;
-      }
+          return `SUM(CAST(${column} AS DECIMAL(38,0)))`;
+        return `SUM(${column})`;
+      default:
+        return super.aggregateValue(item, column);
     }
+  }
+
+  /**
+   * {@link aggregateValue}, with every exact-number result (an integer or decimal sum, a decimal
+   * column's min/max) read as text, as {@link selectItem} reads decimals.
+   */
+  protected override aggregateExpression(item: AggregateItem, column: string): string {
+    const sql = this.aggregateValue(item, column);
+    const exact =
+      item.kind === 'decimal' ||
+      (item.fn === 'sum' && (item.kind === 'int' || item.kind === 'bigint'));
+    return exact && item.fn !== 'countValues' && item.fn !== 'countDistinct'
+      ? `CONVERT(NVARCHAR(64), ${sql})`
+      : sql;
+  }
+
+  /**
+   * A date/time column truncated to its bucket's start in the column's type: `DATEFROMPARTS` for
+   * years and months, `CAST(… AS date)` for days, `DATEADD(HOUR, …)` for hours (Microsoft docs,
+   * "Date and time functions"; `DATETRUNC` needs SQL Server 2022). A `datetimeoffset` is moved to
+   * UTC first (`SWITCHOFFSET`) and answers a UTC `datetimeoffset`.
+   */
+  protected override dateBucket(column: string, kind: ColumnKind, bucket: DateBucket): string {
+    const start = (c: string) => {
+      switch (bucket) {
+        case 'YEAR':
+          return `DATEFROMPARTS(YEAR(${c}), 1, 1)`;
+        case 'MONTH':
+          return `DATEFROMPARTS(YEAR(${c}), MONTH(${c}), 1)`;
+        case 'DAY':
+          return `CAST(${c} AS DATE)`;
+        case 'HOUR':
+          return `DATEADD(HOUR, DATEPART(HOUR, ${c}), CAST(CAST(${c} AS DATE) AS DATETIME2))`;
+      }
+    };
+    if (kind === 'date') return start(column);
+    const at = (c: string) => (bucket === 'HOUR' ? start(c) : `CAST(${start(c)} AS DATETIME2)`);
+    if (kind === 'timestamptz') {
+      return `TODATETIMEOFFSET(${at(`CAST(SWITCHOFFSET(${column}, '+00:00') AS DATETIME2)`)}, '+00:00')`;
+    }
+    return at(column);
   }
 
   /** A decimal-kind grouped column as exact text ({@link selectItem}). */
@@ -146,5 +184,10 @@ export abstract class MssqlCompiler extends SqlCompiler {
     return kind === 'decimal'
       ? `CONVERT(NVARCHAR(64), ${expression}, 2) AS ${this.quote(column)}`
       : expression;
+  }
+
+  /** Number text as an exact decimal (an `nvarchar` parameter would convert to the aggregate's type, losing a fraction against `decimal(38,0)`). */
+  protected override numericOperand(placeholder: string): string {
+    return `CAST(${placeholder} AS DECIMAL(38,10))`;
   }
 }

@@ -1,4 +1,10 @@
-import type { ColumnKind, CompiledQuery, InsertPlan, UpdatePlan } from '../core/dialect';
+import type {
+  ColumnKind,
+  CompiledQuery,
+  DateBucket,
+  InsertPlan,
+  UpdatePlan,
+} from '../core/dialect';
 import { escapeLike, ParamList, SqlCompiler } from '../core/sql-compiler';
 
 /**
@@ -99,5 +105,22 @@ export abstract class MysqlCompiler extends SqlCompiler {
   /** `UPDATE … SET … WHERE`, never RETURNING (neither MySQL nor MariaDB has UPDATE … RETURNING). */
   override compileUpdate(plan: UpdatePlan): CompiledQuery {
     return super.compileUpdate({ ...plan, returning: [] });
+  }
+
+  /**
+   * The bucket's start through `DATE_FORMAT` and back to the column's type (MySQL "Date and Time
+   * Functions"; no `date_trunc`): a `DATE` stays a `DATE`, a `DATETIME`/`TIMESTAMP` becomes a
+   * `DATETIME` (a `TIMESTAMP` is formatted in the session's zone, which the pool sets to UTC).
+   */
+  protected override dateBucket(column: string, kind: ColumnKind, bucket: DateBucket): string {
+    const date = { YEAR: '%Y-01-01', MONTH: '%Y-%m-01', DAY: '%Y-%m-%d', HOUR: '%Y-%m-%d' }[bucket];
+    if (kind === 'date') return `CAST(DATE_FORMAT(${column}, '${date}') AS DATE)`;
+    const time = bucket === 'HOUR' ? '%H:00:00' : '00:00:00';
+    return `CAST(DATE_FORMAT(${column}, '${date} ${time}') AS DATETIME)`;
+  }
+
+  /** Number text as an exact decimal (MySQL would compare a string with a decimal as doubles, MySQL "Type Conversion in Expression Evaluation"). */
+  protected override numericOperand(placeholder: string): string {
+    return `CAST(${placeholder} AS DECIMAL(65,30))`;
   }
 }

@@ -1,3 +1,4 @@
+import type { ColumnKind, DateBucket } from '../core/dialect';
 import { SqlCompiler } from '../core/sql-compiler';
 import { LIST_AS_COLUMN, TYPED_COMPARISONS } from './values';
 
@@ -37,5 +38,19 @@ export abstract class PostgresCompiler extends SqlCompiler {
     if (!how) return side === 'column' ? `${sql}::text` : sql;
     if (side === 'column') return how.text ? `${sql}::text` : sql;
     return how.text ? `${sql}::${how.cast}::text` : `${sql}::${how.cast}`;
+  }
+
+  /**
+   * `date_trunc` to the bucket (PostgreSQL docs, "date_trunc"): a `date` cast back to `date`
+   * (date_trunc answers a timestamp), a `timestamptz` truncated in UTC (`AT TIME ZONE 'UTC'` both
+   * ways; date_trunc alone would use the session's zone).
+   */
+  protected override dateBucket(column: string, kind: ColumnKind, bucket: DateBucket): string {
+    const unit = `'${bucket.toLowerCase()}'`;
+    if (kind === 'date') return `CAST(date_trunc(${unit}, ${column}) AS date)`;
+    if (kind === 'timestamptz') {
+      return `(date_trunc(${unit}, ${column} AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')`;
+    }
+    return `date_trunc(${unit}, ${column})`;
   }
 }

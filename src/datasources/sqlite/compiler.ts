@@ -1,3 +1,4 @@
+import type { ColumnKind, DateBucket } from '../core/dialect';
 import { ParamList, SqlCompiler } from '../core/sql-compiler';
 import { CASEFOLD } from './connection';
 
@@ -33,5 +34,22 @@ export abstract class SqliteCompiler extends SqlCompiler {
   protected override paginate(take: number | null, skip: number, params: ParamList): string {
     if (take === null) return skip > 0 ? ` LIMIT -1 OFFSET ${params.add(skip)}` : '';
     return super.paginate(take, skip, params);
+  }
+
+  /**
+   * The bucket's start as SQLite's own date or datetime text (`strftime`, sqlite.org
+   * "lang_datefunc"), the form the service writes: `YYYY-MM-DD` for a date, `YYYY-MM-DD
+   * HH:MM:SS` for a datetime. Text that is no date gives NULL, one group of its own.
+   */
+  protected override dateBucket(column: string, kind: ColumnKind, bucket: DateBucket): string {
+    const date = { YEAR: '%Y-01-01', MONTH: '%Y-%m-01', DAY: '%Y-%m-%d', HOUR: '%Y-%m-%d' }[bucket];
+    if (kind === 'date') return `strftime('${date}', ${column})`;
+    const time = bucket === 'HOUR' ? '%H:00:00' : '00:00:00';
+    return `strftime('${date} ${time}', ${column})`;
+  }
+
+  /** Number text as a number (SQLite orders every number before every text, sqlite.org "Datatypes", 4.1). */
+  protected override numericOperand(placeholder: string): string {
+    return `CAST(${placeholder} AS NUMERIC)`;
   }
 }

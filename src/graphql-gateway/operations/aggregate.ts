@@ -5,6 +5,9 @@ import {
   type GraphQLFieldResolver,
   GraphQLEnumType,
   GraphQLFloat,
+  type GraphQLInputFieldConfigMap,
+  GraphQLInputObjectType,
+  type GraphQLInputType,
   GraphQLInt,
   GraphQLList,
   GraphQLNonNull,
@@ -13,11 +16,18 @@ import {
   Kind,
   type SelectionSetNode,
 } from 'graphql';
+import { invalidInput } from '../../common/domain-error';
 import {
   type AggregateItem,
   type ColumnKind,
+  type CompareOp,
+  type DateBucket,
   type Dialect,
   effectiveKind,
+  type GroupCondition,
+  type GroupKey,
+  type GroupMeasure,
+  type GroupOrderTerm,
   type ModelColumn,
   UnreadableValue,
 } from '../../datasources/core/dialect';
@@ -25,8 +35,24 @@ import type { ModelTable } from '../../platform/version-definition';
 import type { RowNode } from '../api-tree';
 import type { GatewayContext } from '../gateway-context';
 import { DatabaseRefusalError } from '../graphql-errors';
-import { ConsultedScopes, type FilterInput, planPage, planWhere, tableRef } from '../query-planner';
-import { BigIntScalar, DecimalScalar, isOrderable } from '../scalars';
+import {
+  columnValue,
+  ConsultedScopes,
+  type FilterInput,
+  planPage,
+  planWhere,
+  tableRef,
+} from '../query-planner';
+import {
+  BigIntScalar,
+  DateBucketEnum,
+  DateTimeBucketEnum,
+  DecimalScalar,
+  filterInputOf,
+  isOrderable,
+  SortDirection,
+} from '../scalars';
+import { tableRowEstimate } from '../request/operation-cost';
 import { withGraphQLArguments } from './arguments';
 import type { OperationKind, OperationTypes } from './operation-kind';
 import { type PlannedRead, plannedRead } from './planned-read';
@@ -34,12 +60,173 @@ import { type PlannedRead, plannedRead } from './planned-read';
 /** Groups `aggregate<Base>` answers without `take` (DAB's default; PEERS.md §A5). */
 export const AGGREGATE_DEFAULT_TAKE = 100;
 
+/** The parts of a group a `having` or an `order` names per column. */
+type ColumnPart = 'countDistinct' | 'sum' | 'avg' | 'min' | 'max';
+
+/** `<Base>Having`: `count`, a part's per-column operators, `and`/`or`. */
+export interface HavingInput {
+  count?: Record<string, unknown> | null;
+  countDistinct?: Record<string, Record<string, unknown> | null> | null;
+  sum?: Record<string, Record<string, unknown> | null> | null;
+  avg?: Record<string, Record<string, unknown> | null> | null;
+  min?: Record<string, Record<string, unknown> | null> | null;
+  max?: Record<string, Record<string, unknown> | null> | null;
+  and?: HavingInput[] | null;
+  or?: HavingInput[] | null;
+}
+
+type Direction = 'ASC' | 'DESC';
+
+/** One element of `order: [<Base>GroupOrder!]`: names one thing. */
+export type GroupOrderInput = Record<string, Direction | Record<string, Direction | null> | null>;
+
 /** Arguments of `aggregate<Base>`. */
 interface AggregateArgs {
   where?: FilterInput | null;
   groupBy?: string[] | null;
+  buckets?: Record<string, DateBucket | null> | null;
+  having?: HavingInput | null;
+  order?: GroupOrderInput[] | null;
   take?: number | null;
   skip?: number | null;
+}
+
+/** Operators `having` takes: the comparisons and lists of numbers (README "Aggregates"). */
+const HAVING_OPS: ReadonlySet<string> = new Set([
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'in',
+  'nin',
+]);
+
+/**
+ * One measure's operators as group conditions: comparisons as in filters (`eq: null`/`neq: null`
+ * match an empty/filled aggregate, another comparison with null holds for no group), `in` as OR
+ * of equalities (`in: []` holds for no group), `nin` as AND of inequalities (`nin: []` for every
+ * group). `bind` turns a sent value into the value bound for the database.
+ * @throws DomainError INVALID_INPUT for a text operator (`contains`, …), naming the path.
+ */
+function measureConditions(
+  measure: GroupMeasure,
+  ops: Record<string, unknown>,
+  bind: (value: unknown) => unknown,
+  path: string,
+): GroupCondition[] {
+  const out: GroupCondition[] = [];
+  for (const [op, value] of Object.entries(ops)) {
+    if (value === undefined) continue;
+    if (!HAVING_OPS.has(op)) {
+      throw invalidInput(
+        `having.${path}: ${op} does not apply to aggregates; use eq, neq, gt, gte, lt, lte, in or nin`,
+      );
+    }
+    const compare = (cmp: CompareOp, v: unknown): GroupCondition => ({
+      kind: 'compare',
+      measure,
+      op: cmp,
+      value: v === null ? null : bind(v),
+    });
+    if (op === 'in' || op === 'nin') {
+      const items = (value as unknown[]).map((v) => compare(op === 'in' ? 'eq' : 'neq', v));
+      out.push({ kind: op === 'in' ? 'or' : 'and', items });
+    } else if (value === null && op !== 'eq' && op !== 'neq') {
+      out.push({ kind: 'or', items: [] });
+    } else {
+      out.push(compare(op as CompareOp, value));
+    }
+  }
+  return out;
+}
+
+/**
+ * `having` as a {@link GroupCondition} over the groups of `node` (README "Aggregates"): keys at one
+ * level combine with AND; `count`/`countDistinct`/`avg` compare numbers, `sum` the sum's scalar
+ * (BigInt or Decimal text, Float), `min`/`max` values of the column's type, bound as the
+ * column's values are. The schema offers only the columns each part takes.
+ * @throws DomainError INVALID_INPUT for a text operator.
+ */
+export function planHaving(node: RowNode, having: HavingInput, dialect: Dialect): GroupCondition {
+  const items: GroupCondition[] = [];
+  const same = (v: unknown) => v;
+  for (const [key, value] of Object.entries(having)) {
+    if (value === null || value === undefined) continue;
+    if (key === 'and' || key === 'or') {
+      const inner = (value as HavingInput[]).map((h) => planHaving(node, h, dialect));
+      items.push({ kind: key, items: inner });
+    } else if (key === 'count') {
+      items.push(
+        ...measureConditions({ fn: 'count' }, value as Record<string, unknown>, same, key),
+      );
+    } else {
+      const fn = key as ColumnPart;
+      for (const [name, ops] of Object.entries(value as Record<string, unknown>)) {
+        if (ops === null || ops === undefined) continue;
+        const column = node.columns.find((c) => c.name === name)!;
+        const measure: GroupMeasure = { fn, column: name, kind: effectiveKind(column) };
+        const bind =
+          fn === 'min' || fn === 'max'
+            ? (v: unknown) => columnValue(node, column, v, dialect)
+            : same;
+        items.push(
+          ...measureConditions(measure, ops as Record<string, unknown>, bind, `${key}.${name}`),
+        );
+      }
+    }
+  }
+  return items.length === 1 ? items[0] : { kind: 'and', items };
+}
+
+/**
+ * `order` as sort terms over groups (README "Aggregates"): each element names exactly one thing,
+ * `{count: DESC}`, `{key: {customer_id: ASC}}` (a grouped column) or `{sum: {total: DESC}}`; the
+ * grouped columns ascending complete it. Empty aggregates (a sum over no value) sort as empty
+ * values do (first under ASC, last under DESC).
+ * @throws DomainError INVALID_INPUT for an element naming other than one thing, or a key column
+ * not grouped.
+ */
+export function planGroupOrder(
+  node: RowNode,
+  order: readonly GroupOrderInput[],
+  grouped: readonly GroupKey[],
+): GroupOrderTerm[] {
+  const oneOf = (value: Record<string, unknown>) =>
+    Object.entries(value).filter(([, v]) => v !== null && v !== undefined);
+  const example = 'e.g. [{sum: {total: DESC}}, {count: DESC}, {key: {customer_id: ASC}}]';
+  return order.map((element) => {
+    const entries = oneOf(element);
+    if (entries.length !== 1) {
+      throw invalidInput(`Each order element of an aggregate names exactly one thing, ${example}`);
+    }
+    const [part, value] = entries[0];
+    if (part === 'count') {
+      return { measure: { fn: 'count' }, direction: value as Direction, nullable: false };
+    }
+    const leaves = oneOf(value as Record<string, unknown>);
+    if (leaves.length !== 1) {
+      throw invalidInput(`order: ${part} must name exactly one column, ${example}`);
+    }
+    const [name, direction] = leaves[0] as [string, Direction];
+    if (part === 'key') {
+      const index = grouped.findIndex((g) => g.column === name);
+      if (index < 0) {
+        throw invalidInput(
+          `order: key.${name} is not grouped; add ${name} to groupBy to order by it`,
+        );
+      }
+      return { measure: { fn: 'key', index }, direction, nullable: grouped[index].nullable };
+    }
+    const column = node.columns.find((c) => c.name === name)!;
+    const fn = part as ColumnPart;
+    return {
+      measure: { fn, column: name, kind: effectiveKind(column) },
+      direction,
+      nullable: fn !== 'countDistinct',
+    };
+  });
 }
 
 /** Kinds whose equality every database runs: what may be grouped and counted distinct. */
@@ -244,12 +431,33 @@ export function aggregateResolver(
         if (page.take === 0 && grouped.length) return { query: null, columns: [] };
         const selection = selectionOf(info.fieldNodes, info.fragments);
         const shape: GroupShape = { keys: [], items: [], avgs: [] };
-        const groupBy = grouped.map((name, i) => {
+        const buckets = args.buckets ?? {};
+        for (const [name, bucket] of Object.entries(buckets)) {
+          if (bucket && !grouped.includes(name)) {
+            throw invalidInput(`buckets.${name}: ${name} is not grouped; add it to groupBy`);
+          }
+        }
+        const groupBy = grouped.map((name, i): GroupKey => {
           const column = byName.get(name)!;
           const alias = `__tg_k${i}`;
           shape.keys.push({ alias, column });
-          return { column: name, kind: effectiveKind(column), nullable: column.nullable, alias };
+          const key = {
+            column: name,
+            kind: effectiveKind(column),
+            nullable: column.nullable,
+            alias,
+          };
+          const bucket = buckets[name];
+          return bucket ? { ...key, bucket } : key;
         });
+        if (args.having && !grouped.length) {
+          throw invalidInput(
+            'having filters groups: add groupBy, or filter the rows with where (without groupBy the answer is one group)',
+          );
+        }
+        const having = args.having ? planHaving(node, args.having, conn.dialect) : undefined;
+        // Without groupBy there is one group: an order has nothing to sort.
+        const order = grouped.length ? planGroupOrder(node, args.order ?? [], groupBy) : [];
         const add = (fn: AggregateItem['fn'], column?: ModelColumn) => {
           const item: AggregateItem = { fn, alias: `__tg_a${shape.items.length}` };
           if (column) Object.assign(item, { column: column.name, kind: effectiveKind(column) });
@@ -277,6 +485,8 @@ export function aggregateResolver(
           scope,
           groupBy,
           aggregates: shape.items.map((i) => i.item),
+          ...(having && { having }),
+          ...(order.length && { order }),
           ...(groupBy.length ? page : { take: null, skip: 0 }),
         });
         return { query, columns: [], related: related.tables, shape };
@@ -301,7 +511,11 @@ export function aggregateResolver(
 function aggregateTypes(
   node: RowNode,
   types: OperationTypes,
-): { group: GraphQLObjectType; column: GraphQLEnumType | null } {
+): {
+  group: GraphQLObjectType;
+  column: GraphQLEnumType | null;
+  inputs: GroupInputs | null;
+} {
   const base = node.typeName;
   const { groupable, numeric, extremes } = aggregateColumns(node);
   const owner = `aggregate ${node.shape}`;
@@ -376,7 +590,122 @@ function aggregateTypes(
     fields.max = { ...part, type: values };
   }
   const group = object('Group', `One group of ${base} rows and its aggregates.`, fields);
-  return { group, column };
+  return { group, column, inputs: column && groupInputs(node, types) };
+}
+
+/** The input types of `buckets`, `having` and `order`, offered with `groupBy`. */
+interface GroupInputs {
+  buckets: GraphQLInputObjectType | null;
+  having: GraphQLInputObjectType;
+  order: GraphQLInputObjectType;
+}
+
+/**
+ * `<Base>GroupBuckets` (a date/time bucket per groupable date or date-time column), `<Base>Having`
+ * (count, and per part its columns' operators, reusing the column operator inputs: `IntFilter` for
+ * counts, the sum's scalar's, `FloatFilter` for averages, the column's own for min/max) and
+ * `<Base>GroupOrder` (count, key, and per part its columns), each claimed like every generated
+ * name. A part's fields carry `extensions.havingPart`, so the cost check reads their lists
+ * (`operation-cost.ts`).
+ */
+function groupInputs(node: RowNode, types: OperationTypes): GroupInputs {
+  const base = node.typeName;
+  const { groupable, numeric, extremes } = aggregateColumns(node);
+  const input = (suffix: string, description: string, fields: () => GraphQLInputFieldConfigMap) => {
+    const name = `${base}${suffix}`;
+    types.claim(
+      name,
+      `aggregate ${node.shape}`,
+      `the aggregate inputs of ${node.table.name} (${base})`,
+    );
+    return new GraphQLInputObjectType({ name, description, fields });
+  };
+  const each = (columns: ModelColumn[], type: (c: ModelColumn) => GraphQLInputType) =>
+    Object.fromEntries(columns.map((c) => [c.name, { type: type(c) }]));
+  const kindOf = (c: ModelColumn) => effectiveKind(c);
+  const dated = groupable.filter((c) => ['date', 'timestamp', 'timestamptz'].includes(kindOf(c)));
+  const buckets = dated.length
+    ? input(
+        'GroupBuckets',
+        'Per grouped date or date-time column, the bucket to group it by.',
+        () => each(dated, (c) => (kindOf(c) === 'date' ? DateBucketEnum : DateTimeBucketEnum)),
+      )
+    : null;
+  const int = filterInputOf('int', false);
+  const havingPart = { extensions: { havingPart: true } };
+  const sumFilter = (c: ModelColumn) => {
+    const kind = kindOf(c);
+    return filterInputOf(kind === 'int' ? 'bigint' : kind, false);
+  };
+  const having: GraphQLInputObjectType = input(
+    'Having',
+    'Conditions on groups (eq, neq, gt, gte, lt, lte, in, nin); keys at one level combine with AND.',
+    () => {
+      const fields: GraphQLInputFieldConfigMap = {
+        count: { type: int },
+        countDistinct: {
+          ...havingPart,
+          type: input('HavingCounts', 'Distinct non-empty values per column.', () =>
+            each(groupable, () => int),
+          ),
+        },
+      };
+      if (numeric.length) {
+        fields.sum = {
+          ...havingPart,
+          type: input('HavingSums', 'Sums per column.', () => each(numeric, sumFilter)),
+        };
+        fields.avg = {
+          ...havingPart,
+          type: input('HavingAverages', 'Averages per column.', () =>
+            each(numeric, () => filterInputOf('float', false)),
+          ),
+        };
+      }
+      if (extremes.length) {
+        const values = input('HavingValues', 'Smallest or largest value per column.', () =>
+          each(extremes, (c) => filterInputOf(kindOf(c), node.isKey(c.name))),
+        );
+        fields.min = { ...havingPart, type: values };
+        fields.max = { ...havingPart, type: values };
+      }
+      fields.and = {
+        type: new GraphQLList(new GraphQLNonNull(having)),
+        description: 'All must hold.',
+      };
+      fields.or = {
+        type: new GraphQLList(new GraphQLNonNull(having)),
+        description: 'One must hold.',
+      };
+      return fields;
+    },
+  );
+  const directions = (suffix: string, columns: ModelColumn[]) =>
+    input(suffix, 'Names one column.', () => each(columns, () => SortDirection));
+  const columnsOrder = directions('GroupColumnsOrder', groupable);
+  const order = input(
+    'GroupOrder',
+    'Names one thing per list element; the grouped columns ascending complete every order.',
+    () => {
+      const fields: GraphQLInputFieldConfigMap = {
+        key: { type: columnsOrder, description: 'A grouped column.' },
+        count: { type: SortDirection },
+        countDistinct: { type: columnsOrder },
+      };
+      if (numeric.length) {
+        const numbers = directions('GroupNumbersOrder', numeric);
+        fields.sum = { type: numbers };
+        fields.avg = { type: numbers };
+      }
+      if (extremes.length) {
+        const values = directions('GroupValuesOrder', extremes);
+        fields.min = { type: values };
+        fields.max = { type: values };
+      }
+      return fields;
+    },
+  );
+  return { buckets, having, order };
 }
 
 /**
@@ -392,7 +721,7 @@ export const aggregate: OperationKind = {
   rootFieldName: (base) => `aggregate${base}`,
   offered: (api) => api.actions.aggregate === true,
   field: ({ node, types }) => {
-    const { group, column } = aggregateTypes(node, types);
+    const { group, column, inputs } = aggregateTypes(node, types);
     return {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(group))),
       args: {
@@ -403,11 +732,28 @@ export const aggregate: OperationKind = {
             description: 'Columns to group by; none: one group of every matching row.',
           },
         }),
+        ...(inputs?.buckets && {
+          buckets: {
+            type: inputs.buckets,
+            description: 'Groups a grouped date or date-time column by year, month, day or hour.',
+          },
+        }),
+        ...(inputs && {
+          having: { type: inputs.having, description: 'Conditions on the groups.' },
+          order: {
+            type: new GraphQLList(new GraphQLNonNull(inputs.order)),
+            description: 'Sorts the groups; the grouped columns ascending complete every order.',
+          },
+        }),
         take: { type: GraphQLInt, description: 'At most 10,000 groups; default 100.' },
         skip: { type: GraphQLInt, description: 'Groups to skip; default 0.' },
       },
       resolve: aggregateResolver(node) as never,
-      extensions: { rowEstimate: { rows: AGGREGATE_DEFAULT_TAKE } },
+      extensions: {
+        rowEstimate: { rows: AGGREGATE_DEFAULT_TAKE },
+        // Grouping reads every row the filter leaves: charged the table's rows (LIMIT_SCANNED_ROWS).
+        scanEstimate: tableRowEstimate(node.table).rowEstimate,
+      },
     };
   },
 };

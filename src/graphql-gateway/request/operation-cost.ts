@@ -99,7 +99,11 @@ export function navigationRowEstimate(
 
 /** The estimate a field carries: a number, or null when unknown or absent. */
 function estimateOf(field: PlannedField): number | null {
-  const mark = field.definition.extensions?.rowEstimate as RowEstimateMark | undefined;
+  return scanEstimate(field.definition.extensions?.rowEstimate as RowEstimateMark | undefined);
+}
+
+/** A mark's rows: a number, or null when unknown or absent. */
+function scanEstimate(mark: RowEstimateMark | undefined): number | null {
   return typeof mark?.rows === 'number' && Number.isFinite(mark.rows) && mark.rows >= 0
     ? mark.rows
     : null;
@@ -254,9 +258,10 @@ function checkFilter(
     if ((key === 'and' || key === 'or') && Array.isArray(inner)) {
       count(inner.length);
       for (const item of inner) checkFilter(item, limits, tally, field, type);
-    } else if (mark && definition) {
+    } else if ((mark || definition?.extensions?.havingPart === true) && definition) {
+      // A relation filter, or a part of an aggregate's `having` (`sum: {total: {in: […]}}`).
       if (inner === null || inner === undefined) continue;
-      if (mark.counts) countRelation();
+      if (mark?.counts) countRelation();
       const named = getNamedType(definition.type);
       checkFilter(inner, limits, tally, field, isInputObjectType(named) ? named : null);
     } else if (inner && typeof inner === 'object') {
@@ -309,15 +314,22 @@ export function checkRequestCost(
     for (const field of level) {
       const args = getArgumentValues(field.definition, field.nodes[0], variableValues);
       const label = field.nodes[0].name.value;
-      const whereType = field.definition.args.find((a) => a.name === 'where')?.type;
-      const filterType = whereType ? getNamedType(whereType) : null;
-      checkFilter(
-        args.where,
-        limits,
-        tally,
-        label,
-        isInputObjectType(filterType) ? filterType : null,
-      );
+      for (const name of ['where', 'having']) {
+        const argType = field.definition.args.find((a) => a.name === name)?.type;
+        const filterType = argType ? getNamedType(argType) : null;
+        checkFilter(
+          args[name],
+          limits,
+          tally,
+          label,
+          isInputObjectType(filterType) ? filterType : null,
+        );
+      }
+      const scans = field.definition.extensions?.scanEstimate as RowEstimateMark | undefined;
+      if (scans) {
+        // An aggregate groups every row its filter leaves, whatever `take` says: its table is the bound.
+        scanned = Math.min(scanned + (scanEstimate(scans) ?? TAKE_LIMIT), Number.MAX_SAFE_INTEGER);
+      }
       if (!field.rows) {
         // A count scans what its filter leaves of its table; the table is the bound.
         if (field.definition.extensions?.rowEstimate) {
@@ -361,7 +373,7 @@ export function checkRequestCost(
   if (scanned > scannedLimit) {
     throw new DomainError(
       ErrorCode.QueryTooComplex,
-      `The request's counts may scan ${scanned.toLocaleString('en-US')} rows (the tables' estimated rows); the limit is ${scannedLimit.toLocaleString('en-US')}. Count fewer or smaller tables, or split the request`,
+      `The request's counts and aggregates may scan ${scanned.toLocaleString('en-US')} rows (the tables' estimated rows); the limit is ${scannedLimit.toLocaleString('en-US')}. Count or aggregate fewer or smaller tables, or split the request`,
     );
   }
   return { rows, statements, scanned };
