@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { invalidInput } from '../common/domain-error';
 import { VersionsService } from '../platform/versions.service';
-import { Permissions, planRule, RoleRules, RuleError, RuleSubject } from './row-rules';
+import { checkRoleRules, Permissions, RoleRules, RuleSubject } from './row-rules';
 
 /** Role names: a letter or `_`, then letters, digits, `_` or `-`, at most 63 characters. */
 export const ROLE_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,62}$/;
@@ -21,7 +21,8 @@ const ANY_USER: RuleSubject = {
 /**
  * Row rules per role (CONTRACT.md §4), part of the builder's working version and published with
  * it. A rule is checked against the model before it is saved: every table must exist and every
- * column and operator must be known (the same strict planner that evaluates it per request).
+ * column, navigation and operator must be known (the same strict planner that evaluates it per
+ * request), and navigation keys must not form a cycle or nest too deep.
  */
 @Injectable()
 export class PermissionsService {
@@ -34,8 +35,11 @@ export class PermissionsService {
   }
 
   /**
-   * Replaces one role's rules (`PUT /api/apps/:appId/permissions/:role`).
-   * @throws DomainError INVALID_INPUT naming the role, table, column or operator that is wrong.
+   * Replaces one role's rules (`PUT /api/apps/:appId/permissions/:role`), checked by
+   * `checkRoleRules` (navigation keys included: a cycle through the role's own rules, or more than
+   * `RULE_NESTING_LIMIT` nested relations, is refused).
+   * @throws DomainError INVALID_INPUT listing every problem by its path in the rules
+   * (`tables.orders.where.customer: table customers has no column or navigation x`).
    */
   async put(appId: string, accountId: string, role: string, rules: RoleRules): Promise<RoleRules> {
     if (!ROLE_NAME.test(role)) {
@@ -44,20 +48,7 @@ export class PermissionsService {
       );
     }
     return this.versions.edit(appId, accountId, (def) => {
-      const problems: string[] = [];
-      for (const [name, rule] of Object.entries(rules.tables)) {
-        const table = def.tables.find((t) => t.name === name);
-        if (!table) {
-          problems.push(`tables.${name}: no model table is named ${name}`);
-          continue;
-        }
-        try {
-          planRule(table, rule?.where, ANY_USER, (_c, v) => v);
-        } catch (error) {
-          if (!(error instanceof RuleError)) throw error;
-          problems.push(`tables.${name}.where: ${error.message}`);
-        }
-      }
+      const problems = checkRoleRules(rules, def.tables, ANY_USER);
       if (problems.length)
         throw invalidInput(`The rules of role ${role} cannot be saved`, problems);
       def.permissions = { ...(def.permissions ?? {}), [role]: { tables: rules.tables } };

@@ -107,7 +107,7 @@ describe('rowScope', () => {
       denied.push(d.reason),
     );
     expect(scope).toEqual({ kind: 'or', items: [] });
-    expect(denied).toEqual(['table orders has no column gone']);
+    expect(denied).toEqual(['table orders has no column or navigation gone']);
   });
 
   it('gives a caller with no role nothing', () => {

@@ -21,11 +21,12 @@ const reported = new Set<string>();
 const MAX_REPORTED = 10_000;
 
 function reportDenied(rule: DeniedRule): void {
-  const key = `${rule.role}\u0000${rule.table}\u0000${rule.reason}`;
+  const key = `${rule.role}\u0000${rule.table}\u0000${rule.reason}\u0000${rule.within ?? ''}`;
   if (reported.has(key)) return;
   if (reported.size >= MAX_REPORTED) reported.clear();
   reported.add(key);
-  logger.warn(`Role ${rule.role} sees no row of ${rule.table}: its rule ${rule.reason}`);
+  const where = rule.within ? ` inside the rule of ${rule.within}` : '';
+  logger.warn(`Role ${rule.role} sees no row of ${rule.table}${where}: its rule ${rule.reason}`);
 }
 
 /** The roles whose rules bound a caller (CONTRACT.md §4); null for a builder, whom none bound. */
@@ -57,7 +58,9 @@ export function admitsEveryRow(scope: Condition): boolean {
  * The per-request unit every read and write of a table row takes its scope from (DESIGN.md
  * "Table access: one entry point, a required scope"): the caller's row rule for a table, planned
  * once per table per request, values bound as parameters. Builders are bounded by none; a rule
- * that cannot be planned denies (fails closed) and is logged once.
+ * that cannot be planned denies (fails closed) and is logged once. A rule's navigation keys carry
+ * the caller's rules of the tables they reach inside their subqueries (`rowScope`, README "App
+ * users and row rules").
  */
 export class RowScopes {
   private readonly planned = new Map<string, Condition>();
@@ -81,21 +84,16 @@ export class RowScopes {
     let scope = this.planned.get(table.name);
     if (!scope) {
       const { roles, subject } = this.bounds;
-      const bind = (column: ModelColumn, value: unknown) => {
+      const bind = (column: ModelColumn, value: unknown, of: ModelTable) => {
         try {
-          return columnValue(
-            { isKey: (c: string) => isIdColumn(table, c) },
-            column,
-            value,
-            dialect,
-          );
+          return columnValue({ isKey: (c: string) => isIdColumn(of, c) }, column, value, dialect);
         } catch (error) {
           if (error instanceof DomainError)
             throw new RuleError(`compares ${column.name} with a value it cannot hold`);
           throw error;
         }
       };
-      scope = rowScope(this.permissions, roles, table, subject, bind, reportDenied);
+      scope = rowScope(this.permissions, roles, table, subject, bind, reportDenied, this.model);
       this.planned.set(table.name, scope);
     }
     return scope;
