@@ -33,12 +33,13 @@ const SQL = {
          JOIN products p ON p.id = x.product_id) l`,
   // Q3: the count of Q1's filter.
   q3: `SELECT json_build_object('countOrders', count(*))::text AS body FROM orders o WHERE ${FILTER}`,
-  // Q4: per customer of shipped orders, 50 groups by customer: count and exact sum (trailing zeros dropped).
+  // Q4: the 50 customers with the most revenue from shipped orders: count and exact sum (trailing
+  // zeros dropped), by sum descending (an empty sum last) then customer.
   q4: `SELECT json_build_object('aggregateOrders', coalesce(json_agg(json_build_object(
          'key', json_build_object('customer_id', g.customer_id::text), 'count', g.n,
-         'sum', json_build_object('total', trim_scale(g.s)::text)) ORDER BY g.customer_id), '[]'))::text AS body
+         'sum', json_build_object('total', trim_scale(g.s)::text)) ORDER BY g.s DESC NULLS LAST, g.customer_id), '[]'))::text AS body
        FROM (SELECT customer_id, count(*) AS n, sum(total) AS s FROM orders WHERE status = 'shipped'
-             GROUP BY customer_id ORDER BY customer_id LIMIT 50) g`,
+             GROUP BY customer_id ORDER BY sum(total) DESC NULLS LAST, customer_id LIMIT 50) g`,
   // Q5: 50 orders whose customer is in one city and with a line of one product.
   q5: `SELECT json_build_object('getOrders', coalesce(json_agg(json_build_object(
          'id', o.id::text, 'status', o.status, 'total', o.total::text) ORDER BY o.id), '[]'))::text AS body

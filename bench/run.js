@@ -56,7 +56,7 @@ const WHERE = { status: { eq: 'shipped' }, total: { gt: 100 } };
 const PAGE_VARIABLES = { where: WHERE, order: [{ placed_at: 'DESC' }], take: 50, skip: 100 };
 const PAGE_DEFINITIONS = '$where: OrdersFilter, $order: [OrdersOrder!], $take: Int, $skip: Int';
 const PAGE_ARGUMENTS = 'where: $where, order: $order, take: $take, skip: $skip';
-/** Q4: revenue per customer of shipped orders, 50 groups (ordered by customer: ordering by an aggregate is not built yet). */
+/** Q4: the 50 customers with the most revenue from shipped orders (groups ordered by an aggregate). */
 const Q4_FIELDS = 'key { customer_id } count sum { total }';
 /** Q5: orders whose customer is in one city and that have a line of one product (relation filters). */
 const Q5_WHERE = { customer: { city: { eq: 'City 7' } }, order_lines: { some: { product_id: { eq: 17 } } } };
@@ -67,7 +67,7 @@ const QUERIES =
         q1: { query: `{ getOrders(${PAGE}) { ${ORDER_FIELDS} } }` },
         q2: { query: `{ getOrders(${PAGE}) { ${Q2_FIELDS} } }` },
         q3: { query: `{ countOrders(where: ${FILTER}) }` },
-        q4: { query: `{ aggregateOrders(where: {status: {eq: "shipped"}}, groupBy: [customer_id], take: 50) { ${Q4_FIELDS} } }` },
+        q4: { query: `{ aggregateOrders(where: {status: {eq: "shipped"}}, groupBy: [customer_id], order: [{sum: {total: DESC}}], take: 50) { ${Q4_FIELDS} } }` },
         q5: { query: `{ getOrders(where: ${Q5_LITERAL}, order: [{id: ASC}], take: 50) { id status total } }` },
       }
     : {
@@ -81,7 +81,7 @@ const QUERIES =
         },
         q3: { query: 'query Q3($where: OrdersFilter) { countOrders(where: $where) }', variables: { where: WHERE } },
         q4: {
-          query: `query Q4($where: OrdersFilter, $take: Int) { aggregateOrders(where: $where, groupBy: [customer_id], take: $take) { ${Q4_FIELDS} } }`,
+          query: `query Q4($where: OrdersFilter, $take: Int) { aggregateOrders(where: $where, groupBy: [customer_id], order: [{sum: {total: DESC}}], take: $take) { ${Q4_FIELDS} } }`,
           variables: { where: { status: { eq: 'shipped' } }, take: 50 },
         },
         q5: {
@@ -93,7 +93,7 @@ const LABELS = {
   q1: 'Q1: 50 shipped orders over 100, newest first, skip 100',
   q2: 'Q2: Q1 + customer and lines with product',
   q3: 'Q3: count of Q1 filter',
-  q4: 'Q4: revenue and orders per customer of shipped orders, 50 groups by customer',
+  q4: 'Q4: revenue and orders per customer of shipped orders, top 50 by revenue',
   q5: 'Q5: 50 orders whose customer is in one city with a line of one product',
 };
 
