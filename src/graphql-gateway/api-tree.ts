@@ -73,11 +73,18 @@ export function tableTypeName(table: string): string {
 }
 
 /**
- * The GraphQL names a row type mints: the row, its filter, its order input and its relation
- * filter (`<Row>Relation`, the `{some, none, every}` of a one-to-many filter key).
+ * The GraphQL names a row type mints: the row, its filter, its order input, its relation
+ * filter (`<Row>Relation`, the `{some, none, every}` of a one-to-many filter key) and its count
+ * order (`<Row>AggregateOrder`, the `{count}` of a one-to-many order key).
  */
-export function rowTypeNames(typeName: string): [string, string, string, string] {
-  return [typeName, `${typeName}Filter`, `${typeName}Order`, `${typeName}Relation`];
+export function rowTypeNames(typeName: string): [string, string, string, string, string] {
+  return [
+    typeName,
+    `${typeName}Filter`,
+    `${typeName}Order`,
+    `${typeName}Relation`,
+    `${typeName}AggregateOrder`,
+  ];
 }
 
 function shapeOf(table: ModelTable, columns: ModelColumn[], navigations: NavigationNode[]): string {

@@ -61,7 +61,7 @@ export function navigationResolver(
             // Rows outside the caller's rule are invisible through navigation too: a many-to-one
             // field gives null, a one-to-many one leaves them out (CONTRACT.md §4).
             scope: ctx.scopes.of(node.table, conn.dialect),
-            order: planOrder(node, many ? args.order : null),
+            order: planOrder(node, many ? args.order : null, conn.dialect, ctx.scopes),
             take: page ? page.take : null,
             skip: page ? page.skip : 0,
             ...(many ? { partition: { column: toColumn.name } } : {}),

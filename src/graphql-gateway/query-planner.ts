@@ -8,6 +8,7 @@ import type {
   Dialect,
   ModelColumn,
   OrderTerm,
+  RelatedValue,
   TableRef,
 } from '../datasources/core/dialect';
 import type { ModelTable } from '../platform/version-definition';
@@ -444,30 +445,159 @@ export function planWhere(
   return items.length === 1 ? items[0] : { kind: 'and', items };
 }
 
+/** One element of an `order` argument (`<Row>Order`) after GraphQL coercion. */
+export type OrderInput = Readonly<Record<string, unknown>>;
+
+/** What one order element sorts by, before it becomes an {@link OrderTerm}. */
+type OrderLeaf =
+  | { kind: 'column'; column: string; nullable: boolean; direction: 'ASC' | 'DESC' }
+  | { kind: 'related'; related: RelatedValue; count: boolean; direction: 'ASC' | 'DESC' };
+
+/** The keys of an order value that are given (not null). */
+function givenKeys(value: OrderInput): [string, unknown][] {
+  return Object.entries(value).filter(([, v]) => v !== null && v !== undefined);
+}
+
+/** The names an order element gives, outermost first (`{customer: {name: ASC}}`: customer, name). */
+function givenPath(value: OrderInput): string[] {
+  const path: string[] = [];
+  let at: unknown = value;
+  while (at && typeof at === 'object') {
+    const entry = givenKeys(at as OrderInput)[0];
+    if (!entry) break;
+    path.push(entry[0]);
+    at = entry[1];
+  }
+  return path;
+}
+
+/** `customer.name` for the message of an element that names `name` under `customer`. */
+const pathText = (path: string[]) => path.join('.');
+
+/**
+ * The leaf of one order element at `node` (README "Order and pages"): a column of the node, or a
+ * navigation of it: many-to-one with the related row's order value, one-to-many with
+ * `{count: ASC|DESC}`. A navigation's subquery carries the caller's row rule of its table from
+ * `scopes` (failing closed as `RowScopes.of` does). `path` names the keys above, for messages.
+ * @throws DomainError INVALID_INPUT for a value naming other than exactly one thing, or a name the
+ * API does not include at that path; FORBIDDEN for a relation without `scopes`.
+ */
+function orderLeaf(
+  node: RowNode,
+  value: OrderInput,
+  path: string[],
+  dialect: Dialect | undefined,
+  scopes: RelationScopes | undefined,
+): OrderLeaf {
+  const entries = givenKeys(value);
+  if (entries.length !== 1) {
+    const given = entries.length ? ` (this one names ${entries.map(([k]) => k).join(', ')})` : '';
+    throw invalidInput(
+      path.length === 0
+        ? `Each order element names exactly one column, or one relation with one column of it or its count, e.g. [{name: ASC}, {customer: {name: DESC}}, {order_lines: {count: DESC}}]${given}: give each its own element`
+        : `${pathText(path)}: an order through a relation names exactly one column of the related row, or one relation of it, e.g. {${pathText(path)}: {name: ASC}}${given}: give each its own element`,
+    );
+  }
+  const [name, inner] = entries[0];
+  const at = [...path, name];
+  // Ordering reads: only the API's own columns and navigations at this path may be named.
+  const column = node.columns.find((c) => c.name === name);
+  if (column) {
+    if (inner !== 'ASC' && inner !== 'DESC')
+      throw invalidInput(`${pathText(at)} takes ASC or DESC, e.g. {${name}: ASC}`);
+    return { kind: 'column', column: name, nullable: column.nullable, direction: inner };
+  }
+  const nav = node.navigations.find((n) => n.navigation.name === name);
+  if (!nav)
+    throw invalidInput(`${pathText(at)} cannot be ordered by here: the API does not include it`);
+  const { navigation, node: sub } = nav;
+  if (!scopes || !dialect) {
+    throw new DomainError(
+      ErrorCode.Forbidden,
+      `${navigation.name} cannot be ordered by here: the caller's row rules of ${sub.table.name} are unknown`,
+    );
+  }
+  if (at.length > RELATION_FILTER_DEPTH) {
+    throw invalidInput(
+      `Nesting limit exceeded: the order nests more than ${RELATION_FILTER_DEPTH} relations; the limit is ${RELATION_FILTER_DEPTH}`,
+    );
+  }
+  const example =
+    navigation.kind === 'manyToOne' ? `{${name}: {<column>: ASC}}` : `{${name}: {count: DESC}}`;
+  if (!inner || typeof inner !== 'object' || Array.isArray(inner))
+    throw invalidInput(`${pathText(at)} is a relation: order by it as ${example}`);
+  const base = {
+    table: tableRef(sub.table),
+    on: [{ inner: navigation.toColumn, outer: navigation.fromColumn }],
+    scope: scopes.of(sub.table, dialect),
+  };
+  if (navigation.kind === 'oneToMany') {
+    const given = givenKeys(inner as OrderInput);
+    const direction = given[0]?.[1];
+    if (
+      given.length !== 1 ||
+      given[0][0] !== 'count' ||
+      (direction !== 'ASC' && direction !== 'DESC')
+    )
+      throw invalidInput(
+        `${pathText(at)} is a one-to-many relation: order by the number of its rows the caller can see, as ${example}`,
+      );
+    return {
+      kind: 'related',
+      related: { ...base, value: { kind: 'count' } },
+      count: true,
+      direction,
+    };
+  }
+  const leaf = orderLeaf(sub, inner as OrderInput, at, dialect, scopes);
+  const selected: RelatedValue['value'] =
+    leaf.kind === 'column'
+      ? { kind: 'column', column: leaf.column }
+      : { kind: 'related', related: leaf.related };
+  return {
+    kind: 'related',
+    related: { ...base, value: selected },
+    count: false,
+    direction: leaf.direction,
+  };
+}
+
 /**
  * Turns `order` into sort terms, completed with the primary key so pages never overlap
- * (CONTRACT.md §6). With no `order`, rows come by primary key ascending.
- * @throws DomainError INVALID_INPUT when an element names other than one column.
+ * (CONTRACT.md §6). With no `order`, rows come by primary key ascending. An element names one
+ * column, or one navigation with exactly one leaf (README "Order and pages"): a many-to-one
+ * navigation sorts by a column of the related row (or of a row further along many-to-one
+ * navigations), NULL when the foreign key is empty or the related row is hidden by the caller's
+ * row rule; a one-to-many navigation by `{count}`, the number of related rows the caller can see.
+ * Each becomes a correlated scalar subquery ({@link RelatedValue}) inside the caller's row rule of
+ * its table, taken from `scopes` (pass a `ConsultedScopes` where the plan may be kept). Only the
+ * columns and navigations the API includes at that path can be named (ordering is reading).
+ * @param dialect and `scopes`: needed only for an order through a relation.
+ * @throws DomainError INVALID_INPUT when an element names other than one thing, or a name the API
+ * does not include there; FORBIDDEN for an order through a relation without `scopes`.
  */
 export function planOrder(
   node: RowNode,
-  order: Record<string, 'ASC' | 'DESC'>[] | null | undefined,
+  order: readonly OrderInput[] | null | undefined,
+  dialect?: Dialect,
+  scopes?: RelationScopes,
 ): OrderTerm[] {
   const terms: OrderTerm[] = [];
+  const related = new Set<string>();
   for (const element of order ?? []) {
-    const entries = Object.entries(element).filter(([, d]) => d !== null && d !== undefined);
-    if (entries.length !== 1)
-      throw invalidInput(
-        'Each order element names exactly one column, e.g. [{name: ASC}, {id: DESC}]',
-      );
-    const [column, direction] = entries[0];
-    // Ordering reads a column: only the API's own columns at this path may be named.
-    const model = node.columns.find((c) => c.name === column);
-    if (!model)
-      throw invalidInput(`${column} cannot be ordered by here: the API does not include it`);
-    if (!terms.some((t) => t.column === column)) {
-      terms.push({ column, direction, nullable: model.nullable });
+    const leaf = orderLeaf(node, element, [], dialect, scopes);
+    if (leaf.kind === 'column') {
+      if (!terms.some((t) => t.column === leaf.column)) {
+        terms.push({ column: leaf.column, direction: leaf.direction, nullable: leaf.nullable });
+      }
+      continue;
     }
+    // The first of two elements naming the same value decides, as for columns.
+    const key = JSON.stringify(givenPath(element));
+    if (related.has(key)) continue;
+    related.add(key);
+    // A count is never NULL; a related column is NULL when no visible related row exists.
+    terms.push({ related: leaf.related, direction: leaf.direction, nullable: !leaf.count });
   }
   // Without a primary key every column completes the order: rows that still tie are identical.
   const key = node.table.primaryKey.length

@@ -351,6 +351,16 @@ class TypeFactory implements OperationTypes {
     return type;
   }
 
+  /**
+   * `<Row>Order` (README "Order and pages"): one `SortDirection` key per orderable column
+   * ({@link orderableColumns}); per many-to-one navigation of the node's subtree the related
+   * level's `<Row>Order` (`{customer: {name: ASC}}`, nesting as deep as the fields tree), per
+   * one-to-many navigation its `<Row>AggregateOrder` (`{order_lines: {count: DESC}}`). A
+   * navigation named like a column is left out, as in the filter; a many-to-one navigation whose
+   * level offers nothing to order by ({@link hasOrderKeys}) too, since an input type needs a
+   * field. Navigation keys carry `extensions.relationOrder`, which the cost walk counts as
+   * relation filters (`operation-cost.ts`).
+   */
   order(node: RowNode): GraphQLInputObjectType {
     let type = this.orders.get(node.typeName);
     if (!type) {
@@ -359,14 +369,64 @@ class TypeFactory implements OperationTypes {
         `order ${node.shape}`,
         `the order input of ${this.labelOf(node)}`,
       );
+      const extensions = { relationOrder: true };
       type = new GraphQLInputObjectType({
         name: `${node.typeName}Order`,
-        description: 'Names one column per list element; the primary key completes every order.',
-        fields: Object.fromEntries(
-          orderableColumns(node).map((c) => [c.name, { type: SortDirection }]),
-        ),
+        description:
+          'Names one column, or one relation with one column of it or its count, per list element; the primary key completes every order.',
+        fields: () => ({
+          ...Object.fromEntries(
+            orderableColumns(node).map((c) => [c.name, { type: SortDirection }]),
+          ),
+          ...Object.fromEntries(
+            node.navigations
+              .filter(({ navigation }) => !node.columns.some((c) => c.name === navigation.name))
+              .filter(({ navigation, node: sub }) =>
+                navigation.kind === 'oneToMany' ? true : hasOrderKeys(sub),
+              )
+              .map(({ navigation, node: sub }) => [
+                navigation.name,
+                navigation.kind === 'manyToOne'
+                  ? {
+                      type: this.order(sub),
+                      description: `Sorts by a column of the related ${sub.typeName}; empty (NULL) when there is none or the caller cannot see it.`,
+                      extensions,
+                    }
+                  : {
+                      type: this.aggregateOrder(sub),
+                      description: `Sorts by the related ${sub.typeName} rows the caller can see.`,
+                      extensions,
+                    },
+              ]),
+          ),
+        }),
       });
       this.orders.set(node.typeName, type);
+    }
+    return type;
+  }
+
+  private readonly aggregateOrders = new Map<string, GraphQLInputObjectType>();
+
+  /**
+   * `<Row>AggregateOrder` `{count: SortDirection}`, the value of a one-to-many navigation key of
+   * an order (README "Order and pages"): the number of related rows the caller can see. Shared by
+   * the nodes of one type name; the name is minted with the row's (`rowTypeNames`), so a nested
+   * one never clashes.
+   */
+  aggregateOrder(node: RowNode): GraphQLInputObjectType {
+    let type = this.aggregateOrders.get(node.typeName);
+    if (!type) {
+      const name = `${node.typeName}AggregateOrder`;
+      this.claim(name, `aggregate order ${node.shape}`, `the count order of ${this.labelOf(node)}`);
+      type = new GraphQLInputObjectType({
+        name,
+        description: `Sorts by an aggregate of related ${node.typeName} rows, among those the caller can see.`,
+        fields: {
+          count: { type: SortDirection, description: 'The number of visible related rows.' },
+        },
+      });
+      this.aggregateOrders.set(node.typeName, type);
     }
     return type;
   }
@@ -540,6 +600,22 @@ export class VersionTypes {
     });
     return { schema, rootFields, permissions: this.permissions, model: this.model };
   }
+}
+
+/**
+ * Whether `<Row>Order` of a node has a key ({@link TypeFactory.order}): a column, a one-to-many
+ * navigation, or a many-to-one navigation whose level has one. Recursion ends with the fields
+ * tree, which is finite.
+ */
+function hasOrderKeys(node: RowNode): boolean {
+  return (
+    node.columns.length > 0 ||
+    node.navigations.some(
+      ({ navigation, node: sub }) =>
+        !node.columns.some((c) => c.name === navigation.name) &&
+        (navigation.kind === 'oneToMany' || hasOrderKeys(sub)),
+    )
+  );
 }
 
 /**

@@ -347,9 +347,16 @@ export interface ExistsCondition {
  */
 export const ALL_ROWS: Condition = { kind: 'and', items: [] };
 
-/** One sort key. The planner completes every order with the primary key. */
-export interface OrderTerm {
+/**
+ * One sort key: a column of the ordered table ({@link ColumnOrderTerm}) or a value read through
+ * a relation ({@link RelatedOrderTerm}). The planner completes every order with the primary key.
+ */
+export type OrderTerm = ColumnOrderTerm | RelatedOrderTerm;
+
+/** A sort key on a column of the ordered table. */
+export interface ColumnOrderTerm {
   column: string;
+  related?: undefined;
   direction: 'ASC' | 'DESC';
   /**
    * Whether the column can hold NULL (absent: assume it can). The contract's null order is about
@@ -357,6 +364,39 @@ export interface OrderTerm {
    * the column can serve the order (PostgreSQL docs, "Indexes and ORDER BY").
    */
   nullable?: boolean;
+}
+
+/**
+ * A sort key on a value read through a relation (README "Order and pages"): the correlated
+ * scalar subquery {@link RelatedValue}. `nullable` as in {@link ColumnOrderTerm}: false only for
+ * a count (never NULL); a related column is NULL when no visible related row exists.
+ */
+export interface RelatedOrderTerm {
+  related: RelatedValue;
+  column?: undefined;
+  direction: 'ASC' | 'DESC';
+  nullable?: boolean;
+}
+
+/**
+ * A correlated scalar subquery `(SELECT <value> FROM <table> <alias> WHERE <on> AND <scope>)`
+ * over the rows of `table` related to the row at hand, what an order through a relation sorts
+ * by. `on` pairs a column of `table` (`inner`) with a column of the enclosing row (`outer`), as
+ * {@link ExistsCondition} does (a composite key matches all its columns); `scope` is the caller's
+ * row rule of `table` (CONTRACT.md §4), required so a subquery that forgot it does not compile:
+ * {@link ALL_ROWS} when none bounds it, a false condition when the rule cannot be planned.
+ * `value`: `column`, that column of the one related row (many-to-one; NULL when none is visible);
+ * `count`, `COUNT(*)` of the visible related rows (one-to-many); `related`, a further subquery
+ * correlated with this one's row (a many-to-one navigation of the related row).
+ */
+export interface RelatedValue {
+  table: TableRef;
+  on: { inner: string; outer: string }[];
+  scope: Condition;
+  value:
+    | { kind: 'column'; column: string }
+    | { kind: 'count' }
+    | { kind: 'related'; related: RelatedValue };
 }
 
 /**

@@ -14,6 +14,7 @@ import type {
   GroupMeasure,
   InsertPlan,
   OrderTerm,
+  RelatedValue,
   SelectPlan,
   TableRef,
   UpdatePlan,
@@ -212,13 +213,17 @@ export abstract class SqlCompiler {
   compileSelect(plan: SelectPlan): CompiledQuery {
     const params = this.parameters();
     const columns = plan.columns.map((c) => this.selectItem(c, plan.kinds?.[c])).join(', ');
-    const where = this.whereClause(this.filterOf(plan), params, plan.table);
-    const order = this.orderBy(plan.order);
     if (!plan.partition) {
+      const where = this.whereClause(this.filterOf(plan), params, plan.table);
+      const order = this.orderBy(plan.order, params, plan.table);
       const page = this.paginate(plan.take, plan.skip, params);
       const sql = `SELECT ${columns} FROM ${this.tableName(plan.table)}${where} ORDER BY ${order}${page}`;
       return params.query(sql);
     }
+    // The window's ORDER BY comes before WHERE in the text: its parameters (an order through a
+    // relation binds its row rule's) are bound first, as positional placeholders (`?`) need.
+    const order = this.orderBy(plan.order, params, plan.table);
+    const where = this.whereClause(this.filterOf(plan), params, plan.table);
     const rn = this.quote(ROW_NUMBER_ALIAS);
     const inner =
       `SELECT ${columns}, ROW_NUMBER() OVER (PARTITION BY ${this.quote(plan.partition.column)} ` +
@@ -444,10 +449,58 @@ export abstract class SqlCompiler {
     return placeholder;
   }
 
-  private orderBy(order: OrderTerm[]): string {
+  /**
+   * The terms of an ORDER BY, each through {@link orderTerm}. A column is named bare, or qualified
+   * by the table's exposed name when `qualified` (SQL Server, where a select-list alias could
+   * shadow it); an order through a relation is its correlated scalar subquery
+   * ({@link relatedValue}), correlated with `table` by its exposed name as relation filters are,
+   * its row rules' values bound in `params` in text order.
+   */
+  protected orderBy(
+    order: OrderTerm[],
+    params: ParamList,
+    table: TableRef,
+    qualified = false,
+  ): string {
+    const exposed = this.quote(table.name);
+    const at: ColumnScope = { prefix: '', self: exposed, depth: 0 };
     return order
-      .map((o) => this.orderTerm(this.quote(o.column), o.direction, o.nullable ?? true))
+      .map((o) => {
+        const sql = o.related
+          ? this.relatedValue(o.related, params, at)
+          : qualified
+            ? `${exposed}.${this.quote(o.column)}`
+            : this.quote(o.column);
+        return this.orderTerm(sql, o.direction, o.nullable ?? true);
+      })
       .join(', ');
+  }
+
+  /**
+   * `(SELECT <value> FROM <table> <alias> WHERE <alias>.<inner> = <outer level>.<outer> … AND
+   * <scope>)`, the same text on every database but for quoting and placeholders (README "Order
+   * and pages"). `<value>` is the related row's column, `COUNT(*)`, or the next subquery,
+   * correlated with this one's alias; aliases number by depth (`__tg_r1`, `__tg_r2`, …) as the
+   * subqueries of relation filters do, so a table related to itself correlates with the enclosing
+   * level. The caller's row rule of the table is inside (CONTRACT.md §4): a hidden row is no row.
+   */
+  private relatedValue(r: RelatedValue, params: ParamList, at: ColumnScope): string {
+    if (at.self === null) throw new Error('An order through a relation needs its statement');
+    if (r.on.length === 0) throw new Error('An order through a relation needs a column pair');
+    const alias = this.quote(`${SUBQUERY_ALIAS}${at.depth + 1}`);
+    const inner: ColumnScope = { prefix: `${alias}.`, self: alias, depth: at.depth + 1 };
+    // The value comes first in the text, so its parameters are bound first.
+    const value =
+      r.value.kind === 'count'
+        ? 'COUNT(*)'
+        : r.value.kind === 'column'
+          ? `${alias}.${this.quote(r.value.column)}`
+          : this.relatedValue(r.value.related, params, inner);
+    const parts = r.on.map(
+      (p) => `${alias}.${this.quote(p.inner)} = ${at.self}.${this.quote(p.outer)}`,
+    );
+    if (!isTrue(r.scope)) parts.push(this.condition(r.scope, params, inner));
+    return `(SELECT ${value} FROM ${this.tableName(r.table)} ${alias} WHERE ${parts.join(' AND ')})`;
   }
 
   /**

@@ -140,12 +140,7 @@ export abstract class MssqlCompiler extends SqlCompiler {
       ? { kind: 'and', items: [this.filterOf(plan), { kind: 'or', items: [] }] }
       : this.filterOf(plan);
     const where = this.whereClause(filter, params, plan.table);
-    const exposed = this.quote(plan.table.name);
-    const order = plan.order
-      .map((o) =>
-        this.orderTerm(`${exposed}.${this.quote(o.column)}`, o.direction, o.nullable ?? true),
-      )
-      .join(', ');
+    const order = this.orderBy(plan.order, params, plan.table, true);
     const page = none ? '' : this.paginate(plan.take, plan.skip, params);
     return {
       sql: `SELECT ${columns} FROM ${this.tableName(plan.table)}${where} ORDER BY ${order}${page}`,

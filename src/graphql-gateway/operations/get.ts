@@ -42,7 +42,7 @@ export function getResolver(
           kinds: columnKinds(node.table),
           where,
           scope,
-          order: planOrder(node, args.order),
+          order: planOrder(node, args.order, conn.dialect, related),
           ...page,
         });
         return { query, columns, related: related.tables };

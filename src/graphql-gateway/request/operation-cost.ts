@@ -242,15 +242,9 @@ function checkFilter(
       );
     }
   };
-  const relationLimit = limits.relationFilters;
   const countRelation = () => {
     count(1);
-    tally.relationFilters += 1;
-    if (tally.relationFilters > relationLimit) {
-      throw invalidInput(
-        `The request has more than ${relationLimit} relation filters (many-to-one keys and some/none/every); the limit is ${relationLimit}: filter on the foreign key column with in, or split the request`,
-      );
-    }
+    countRelationFilter(limits, tally);
   };
   for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
     const definition = type?.getFields()[key];
@@ -277,6 +271,49 @@ function checkFilter(
         }
       }
     }
+  }
+}
+
+/**
+ * Counts one correlated subquery against `LIMIT_RELATION_FILTERS` (README "Limits"): a relation
+ * filter, or a relation an order element names.
+ * @throws DomainError INVALID_INPUT past the limit.
+ */
+function countRelationFilter(limits: CostLimits, tally: Tally): void {
+  const limit = limits.relationFilters;
+  tally.relationFilters += 1;
+  if (tally.relationFilters > limit) {
+    throw invalidInput(
+      `The request has more than ${limit} relation filters (many-to-one keys, some/none/every, and relations named in an order); the limit is ${limit}: filter on the foreign key column with in, order by fewer relations, or split the request`,
+    );
+  }
+}
+
+/**
+ * Counts the relations a coerced `order` value names (`schema-builder.ts` marks an order's
+ * navigation keys with `extensions.relationOrder`): each is one correlated scalar subquery, so
+ * one relation filter against `LIMIT_RELATION_FILTERS` (README "Order and pages"); nested ones
+ * count each (`{customer: {orders: {count: DESC}}}` is two). Not and/or items. `type` is the
+ * value's input type (`<Row>Order`), which tells relation keys from columns.
+ * @throws DomainError INVALID_INPUT past the limit.
+ */
+function checkOrder(
+  value: unknown,
+  limits: CostLimits,
+  tally: Tally,
+  type: GraphQLInputObjectType | null,
+): void {
+  if (Array.isArray(value)) {
+    for (const element of value) checkOrder(element, limits, tally, type);
+    return;
+  }
+  if (!value || typeof value !== 'object' || !type) return;
+  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+    const definition = type.getFields()[key];
+    if (!definition?.extensions?.relationOrder || inner === null || inner === undefined) continue;
+    countRelationFilter(limits, tally);
+    const named = getNamedType(definition.type);
+    checkOrder(inner, limits, tally, isInputObjectType(named) ? named : null);
   }
 }
 
@@ -314,6 +351,10 @@ export function checkRequestCost(
     for (const field of level) {
       const args = getArgumentValues(field.definition, field.nodes[0], variableValues);
       const label = field.nodes[0].name.value;
+      // An order through relations: one correlated subquery per relation it names.
+      const orderArg = field.definition.args.find((a) => a.name === 'order')?.type;
+      const orderType = orderArg ? getNamedType(orderArg) : null;
+      checkOrder(args.order, limits, tally, isInputObjectType(orderType) ? orderType : null);
       for (const name of ['where', 'having']) {
         const argType = field.definition.args.find((a) => a.name === name)?.type;
         const filterType = argType ? getNamedType(argType) : null;
