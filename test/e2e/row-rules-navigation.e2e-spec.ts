@@ -181,6 +181,28 @@ for (const dialect of SALES_DIALECTS) {
       );
       expect(statuses.length).toBeGreaterThan(0);
       expect(statuses).not.toContain('PAID');
+      // Customer 4 has no SHIPPED order: outside sam's rule, so its visible order 4 shows no customer.
+      const four = await data('{ getOrders(where: {id: {eq: 4}}) { id customer { id } } }', 'sam');
+      expect(four.getOrders).toEqual([{ id: '4', customer: null }]);
+    });
+
+    it('bounds navigation fields by a rule with navigation keys, in the batched reads too', async () => {
+      const nested = await data('{ getCustomers(take: 10) { id orders(take: 10) { id } } }', 'lia');
+      const byCustomer = Object.fromEntries(
+        nested.getCustomers.map((c: { id: string; orders: { id: string }[] }) => [
+          c.id,
+          ids(c.orders),
+        ]),
+      );
+      // Customers 1, 4 and 5 are visible (not Porto, a city); only customer 1 is in Lisboa.
+      expect(byCustomer).toEqual({ '1': [1, 6, 11, 13], '4': [], '5': [] });
+      const orders = await data('{ getOrders(take: 20) { id customer { id city } } }', 'lia');
+      expect(orders.getOrders.map((o: { customer: { city: string } }) => o.customer.city)).toEqual([
+        'Lisboa',
+        'Lisboa',
+        'Lisboa',
+        'Lisboa',
+      ]);
     });
 
     it('one-to-many none: customers without a pending order, a customer with no order included', async () => {
