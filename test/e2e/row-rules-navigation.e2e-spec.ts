@@ -6,8 +6,8 @@ import { publishTableApis } from '../support/table-apis';
  * Issue 23 item 3, row rules with navigation keys (README "App users and row rules"): a rule on
  * orders through the many-to-one `customer`, a rule on customers through the one-to-many
  * `orders` (`some`, `none`), each with the related table's rule of the same caller inside its
- * subquery; get, count, aggregate and navigation fields see only the rows allowed, update and
- * delete cannot touch the others; a cycle of one role's rules is refused at save, one formed by
+ * subquery; get, count, aggregate and navigation fields see only the rows allowed, add, update
+ * and delete cannot touch the others; a cycle of one role's rules is refused at save, one formed by
  * two roles' rules is broken failing closed. On PostgreSQL, MariaDB and SQLite, in the literal and
  * the variables form.
  *
@@ -90,7 +90,7 @@ for (const dialect of SALES_DIALECTS) {
       appId = (await run.http('POST', '/api/apps', { token, body: { name: 'Nav', address } })).body
         .id;
       await registerSalesDatabase(run, token, appId, dialect.type, db);
-      const all = { select: true, insert: false, update: true, delete: true, aggregate: true };
+      const all = { select: true, insert: true, update: true, delete: true, aggregate: true };
       for (const [role, body] of Object.entries(RULES)) {
         expect((await putRules(role, body)).status).toBe(200);
       }
@@ -251,7 +251,7 @@ for (const dialect of SALES_DIALECTS) {
       expect(Object.keys(rules.body).sort()).toEqual(['buyer', 'calm', 'tenant']);
     });
 
-    it('update and delete cannot touch rows outside the rule; inside they work, and a change leaving the rule is rolled back', async () => {
+    it('add, update and delete cannot touch rows outside the rule; inside they work, and a change leaving the rule is rolled back', async () => {
       // Order 2 is Porto's: outside lia's rule.
       const outside = await data(
         'mutation { updateOrders(id: 2, status: "HACKED") { id } deleteOrders(id: 2) }',
@@ -273,6 +273,18 @@ for (const dialect of SALES_DIALECTS) {
       expect(Number(inside.updateOrders.total)).toBe(2);
       expect((await data('mutation { deleteOrders(id: 13) }', 'lia')).deleteOrders).toBe(true);
       expect(await orderIds('builder', '{id: {eq: 13}}')).toEqual([]);
+      // An add is checked under the rule in its transaction: an order of São Paulo's customer 4
+      // is refused and not written, one of Lisboa's customer 1 is written.
+      const placedAt = dialect.type === 'sqlite' ? '2024-05-01T10:00:00' : '2024-05-01T10:00:00Z';
+      const add = (id: number, customer: number) =>
+        gql(
+          `mutation { addOrders(id: ${id}, customer_id: ${customer}, status: "NEW", total: "1.00", placed_at: "${placedAt}") { id } }`,
+          'lia',
+        );
+      expect((await add(900, 4)).body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+      expect(await orderIds('builder', '{id: {eq: 900}}')).toEqual([]);
+      expect((await add(901, 1)).body.data?.addOrders).toEqual({ id: '901' });
+      expect((await data('mutation { deleteOrders(id: 901) }', 'lia')).deleteOrders).toBe(true);
 
       // Customers: 4 has no SHIPPED order (outside sam's rule), 6 has no order at all.
       const customers = await data(
