@@ -48,6 +48,12 @@ export interface RowNode {
   navigations: NavigationNode[];
   /** Whether a column is typed `ID` (a primary or foreign key of an `ID` kind: `isIdColumn`). */
   isKey(column: string): boolean;
+  /**
+   * Whether the node's one-to-many navigations get `<navigation>Aggregate` fields: its API's
+   * `aggregate` action is on (README "Aggregates"). Part of the {@link shape} when the node has a
+   * one-to-many navigation, so an API without the action never shares a type that has them.
+   */
+  aggregates: boolean;
 }
 
 /** A Table API and its row-type tree. */
@@ -87,11 +93,17 @@ export function rowTypeNames(typeName: string): [string, string, string, string,
   ];
 }
 
-function shapeOf(table: ModelTable, columns: ModelColumn[], navigations: NavigationNode[]): string {
+function shapeOf(
+  table: ModelTable,
+  columns: ModelColumn[],
+  navigations: NavigationNode[],
+  aggregates: boolean,
+): string {
   const names = columns.map((c) => c.name).sort();
   // Navigation names are unique on a table: sorted entries give one text for one set.
   const navs = navigations.map((n) => `${n.navigation.name}:${n.node.shape}`).sort();
-  return `${JSON.stringify(table.name)}(${names.join(',')})${navs.length ? `{${navs.join(',')}}` : ''}`;
+  const counted = aggregates && navigations.some((n) => n.navigation.kind === 'oneToMany');
+  return `${JSON.stringify(table.name)}(${names.join(',')})${navs.length ? `{${navs.join(',')}}` : ''}${counted ? '+aggregates' : ''}`;
 }
 
 function buildNode(
@@ -99,6 +111,7 @@ function buildNode(
   table: ModelTable,
   tree: FieldsTree | null,
   forced: Set<string>,
+  aggregates: boolean,
 ): RowNode {
   const included = (c: ModelColumn) => tree === null || tree[c.name] === true || forced.has(c.name);
   const columns = table.columns.filter((c) => GRAPHQL_NAME.test(c.name) && included(c));
@@ -109,7 +122,7 @@ function buildNode(
       if (!sub || sub === true || !GRAPHQL_NAME.test(navigation.name)) continue;
       const target = def.tables.find((t) => t.name === navigation.to && t.active);
       if (!target) continue;
-      navigations.push({ navigation, node: buildNode(def, target, sub, new Set()) });
+      navigations.push({ navigation, node: buildNode(def, target, sub, new Set(), aggregates) });
     }
   }
   // Decided once per schema: the planner asks for every filter and write value.
@@ -117,11 +130,12 @@ function buildNode(
   return {
     // Given by nameRowTypes() once every tree of the schema is built.
     typeName: '',
-    shape: shapeOf(table, columns, navigations),
+    shape: shapeOf(table, columns, navigations, aggregates),
     table,
     columns,
     navigations,
     isKey: (c) => ids.has(c),
+    aggregates,
   };
 }
 
@@ -132,7 +146,7 @@ function unnamedTree(def: VersionDefinition, api: TableApiDefinition): RowNode |
   const forced = new Set<string>(
     api.actions.insert || api.actions.update ? requiredColumns(table).map((c) => c.name) : [],
   );
-  return buildNode(def, table, api.fields, forced);
+  return buildNode(def, table, api.fields, forced, api.actions.aggregate === true);
 }
 
 /**

@@ -47,6 +47,10 @@ import {
 } from './scalars';
 import { DatabaseRefusalError } from './graphql-errors';
 import { navigationResolver } from './navigation-resolver';
+import {
+  navigationAggregateField,
+  navigationAggregateName,
+} from './operations/navigation-aggregate';
 import { navigationRowEstimate } from './request/operation-cost';
 import { OPERATION_KINDS } from './operations';
 import type { ApiAction, OperationContext, OperationTypes } from './operations/operation-kind';
@@ -469,6 +473,13 @@ class TypeFactory implements OperationTypes {
               resolve: navigationResolver(nav) as never,
               extensions: navigationRowEstimate(nav),
             };
+          }
+          // `<navigation>Aggregate` per one-to-many navigation of an API with the aggregate
+          // action (README "Aggregates"); a column or navigation of that name keeps it.
+          for (const nav of node.aggregates ? node.navigations : []) {
+            const name = navigationAggregateName(nav.navigation.name);
+            if (nav.navigation.kind !== 'oneToMany' || name in fields) continue;
+            fields[name] = navigationAggregateField(nav, this);
           }
           return fields;
         },

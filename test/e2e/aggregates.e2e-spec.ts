@@ -103,6 +103,16 @@ for (const dialect of SALES_DIALECTS) {
           },
         },
         { name: 'customers', table: 'customers', actions: SELECT_ONLY },
+        {
+          name: 'buyers',
+          table: 'customers',
+          actions: { ...SELECT_ONLY, aggregate: true },
+          fields: {
+            id: true,
+            name: true,
+            orders: { id: true, status: true, total: true, big: true, ship_date: true },
+          },
+        },
       ]);
       const apis = (await run.http('GET', `/api/apps/${appId}/apis`, { token })).body as {
         id: string;
@@ -400,6 +410,55 @@ for (const dialect of SALES_DIALECTS) {
       // A date has no HOUR bucket: refused by the schema (the code depends on the form sent).
       expect(['GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']).toContain(hour.extensions.code);
       expect(hour.message).toMatch(/HOUR/);
+    });
+
+    it('<navigation>Aggregate: one group per parent over its visible children, count 0 and empty sums without any', async () => {
+      const query = `{ getBuyers(order: [{id: ASC}], take: 10) { id
+        ordersAggregate { count sum { total } avg { total } max { ship_date } }
+        paid: ordersAggregate(where: {status: {eq: "PAID"}}) { count sum { big } } } }`;
+      const out = await kept('navigation aggregate', query);
+      const of = (c: number, rows = ALL) => rows.filter((o) => o.customer_id === c);
+      const sumCents = (rows: typeof ALL) => rows.reduce((s, o) => s + totalCents(o), 0);
+      const dates = (rows: typeof ALL) =>
+        rows
+          .map((o) => o.ship_date)
+          .filter((d): d is string => d !== null)
+          .sort();
+      expect(out.getBuyers).toEqual(
+        [1, 2, 3, 4, 5, 6].map((c) => {
+          const mine = of(c);
+          const paid = mine.filter((o) => o.status === 'PAID');
+          return {
+            id: String(c),
+            ordersAggregate: {
+              count: mine.length,
+              sum: { total: cents(sumCents(mine)) },
+              avg: { total: sumCents(mine) / 100 / mine.length },
+              max: { ship_date: dates(mine).at(-1) ?? null },
+            },
+            // Customer 6 has no paid order: count 0 and an empty sum.
+            paid: {
+              count: paid.length,
+              sum: {
+                big: paid.length ? String(paid.reduce((s, o) => s + Number(o.big), 0)) : null,
+              },
+            },
+          };
+        }),
+      );
+      // An app user whose rule hides paid orders aggregates the orders it can see.
+      const user = await data(
+        '{ getBuyers(order: [{id: ASC}], take: 10) { id ordersAggregate { count } } }',
+        { authorization: `Bearer ${userToken}` },
+      );
+      expect(
+        user.getBuyers.map((b: { ordersAggregate: { count: number } }) => b.ordersAggregate.count),
+      ).toEqual([1, 2, 3, 4, 5, 6].map((c) => of(c).filter((o) => o.status !== 'PAID').length));
+      // Without the action, no such field.
+      const off = await gql('{ getCustomers { ordersAggregate { count } } }', {
+        authorization: `Bearer ${token}`,
+      });
+      expect(off.body.errors?.[0]?.message).toMatch(/Cannot query field "ordersAggregate"/);
     });
 
     it('switch off, not public, or a key out of scope: no aggregate field', async () => {

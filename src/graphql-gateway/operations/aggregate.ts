@@ -284,7 +284,7 @@ function sumType(kind: ColumnKind): GraphQLOutputType {
 }
 
 /** The parts of `<Base>Group` a request selected: top-level names, and columns per part. */
-interface Selection {
+export interface Selection {
   top: Set<string>;
   columns: Map<string, Set<string>>;
 }
@@ -305,7 +305,37 @@ function collect(
   }
 }
 
-function selectionOf(
+/**
+ * Adds to `shape` the aggregates a group selection reads: always `count`, then each selected
+ * column of `countDistinct`, `sum`, `min`, `max`, and per `avg` column its exact sum and its count
+ * of values (the average is divided in the service, {@link shapeGroup}). Aliases `__tg_a<n>`.
+ */
+export function addSelectedAggregates(
+  shape: GroupShape,
+  selection: Selection,
+  byName: ReadonlyMap<string, ModelColumn>,
+): void {
+  const add = (fn: AggregateItem['fn'], column?: ModelColumn) => {
+    const item: AggregateItem = { fn, alias: `__tg_a${shape.items.length}` };
+    if (column) Object.assign(item, { column: column.name, kind: effectiveKind(column) });
+    shape.items.push({ item, column });
+    return item.alias;
+  };
+  add('count');
+  const part = (name: string) => [...(selection.columns.get(name) ?? [])];
+  for (const name of part('countDistinct')) add('countDistinct', byName.get(name));
+  for (const name of part('sum')) add('sum', byName.get(name));
+  for (const fn of ['min', 'max'] as const) {
+    for (const name of part(fn)) add(fn, byName.get(name));
+  }
+  for (const name of part('avg')) {
+    const column = byName.get(name)!;
+    shape.avgs.push({ column: name, sum: add('sum', column), values: add('countValues', column) });
+  }
+}
+
+/** The parts and columns the field nodes of a group select, fragments expanded. */
+export function selectionOf(
   nodes: readonly FieldNode[],
   fragments: Record<string, FragmentDefinitionNode>,
 ): Selection {
@@ -323,7 +353,7 @@ function selectionOf(
 }
 
 /** How one answered row's aliases become a group. */
-interface GroupShape {
+export interface GroupShape {
   keys: { alias: string; column: ModelColumn }[];
   items: { item: AggregateItem; column?: ModelColumn }[];
   /** Per avg column: the aliases of its exact sum and of its count of values. */
@@ -364,7 +394,12 @@ function finite(column: string, value: number | null): number | null | DatabaseR
   });
 }
 
-function shapeGroup(
+/**
+ * One answered row as a `<Base>Group` value: keys formatted as the columns' values, `count`,
+ * exact sums as canonical text, averages divided here, min/max formatted; a value the response
+ * cannot carry (a NaN float sum) becomes an INVALID_VALUE error of that field.
+ */
+export function shapeGroup(
   row: Record<string, unknown>,
   shape: GroupShape,
   dialect: Dialect,
@@ -458,27 +493,7 @@ export function aggregateResolver(
         const having = args.having ? planHaving(node, args.having, conn.dialect) : undefined;
         // Without groupBy there is one group: an order has nothing to sort.
         const order = grouped.length ? planGroupOrder(node, args.order ?? [], groupBy) : [];
-        const add = (fn: AggregateItem['fn'], column?: ModelColumn) => {
-          const item: AggregateItem = { fn, alias: `__tg_a${shape.items.length}` };
-          if (column) Object.assign(item, { column: column.name, kind: effectiveKind(column) });
-          shape.items.push({ item, column });
-          return item.alias;
-        };
-        add('count');
-        const part = (name: string) => [...(selection.columns.get(name) ?? [])];
-        for (const name of part('countDistinct')) add('countDistinct', byName.get(name));
-        for (const name of part('sum')) add('sum', byName.get(name));
-        for (const fn of ['min', 'max'] as const) {
-          for (const name of part(fn)) add(fn, byName.get(name));
-        }
-        for (const name of part('avg')) {
-          const column = byName.get(name)!;
-          shape.avgs.push({
-            column: name,
-            sum: add('sum', column),
-            values: add('countValues', column),
-          });
-        }
+        addSelectedAggregates(shape, selection, byName);
         const query = conn.dialect.compileAggregate({
           table: tableRef(node.table),
           where,
@@ -501,6 +516,28 @@ export function aggregateResolver(
   });
 }
 
+/** Aggregate types already built, per type factory and row type name (one type per name). */
+const BUILT = new WeakMap<OperationTypes, Map<string, AggregateTypes>>();
+
+/** The types {@link aggregateTypes} gives. */
+export interface AggregateTypes {
+  group: GraphQLObjectType;
+  column: GraphQLEnumType | null;
+  inputs: GroupInputs | null;
+}
+
+/**
+ * {@link buildAggregateTypes} once per row type name of one schema build: `aggregate<Base>` and
+ * `<navigation>Aggregate` fields of nodes sharing a type name share the types.
+ */
+export function aggregateTypes(node: RowNode, types: OperationTypes): AggregateTypes {
+  let built = BUILT.get(types);
+  if (!built) BUILT.set(types, (built = new Map()));
+  let found = built.get(node.typeName);
+  if (!found) built.set(node.typeName, (found = buildAggregateTypes(node, types)));
+  return found;
+}
+
 /**
  * The output and argument types of `aggregate<Base>` (README "Aggregates"): `<Base>GroupColumn`
  * (an enum of the groupable columns), `<Base>Group` { key: `<Base>GroupKey`, count,
@@ -508,14 +545,7 @@ export function aggregateResolver(
  * max: `<Base>GroupValues` }, each part present only when some included column fits it. Each
  * name is claimed against every other generated name (a clash is refused, 409).
  */
-function aggregateTypes(
-  node: RowNode,
-  types: OperationTypes,
-): {
-  group: GraphQLObjectType;
-  column: GraphQLEnumType | null;
-  inputs: GroupInputs | null;
-} {
+function buildAggregateTypes(node: RowNode, types: OperationTypes): AggregateTypes {
   const base = node.typeName;
   const { groupable, numeric, extremes } = aggregateColumns(node);
   const owner = `aggregate ${node.shape}`;

@@ -124,6 +124,59 @@ describe('counts weighed by the rows they scan', () => {
   });
 });
 
+describe('aggregates weighed by the rows they scan', () => {
+  const AGG_SDL = `
+    type Query { getOrders(take: Int): [Order!]! aggregateOrders(take: Int): [Group!]! }
+    type Order { id: ID! linesAggregate: Group! }
+    type Group { count: Int! sum: Sums }
+    type Sums { total: Float }
+  `;
+  /** `aggregateOrders` scans `orders` rows; `linesAggregate` `perOrder` lines per parent. */
+  function aggregateSchema(orders: number | null, perOrder: number | null) {
+    const schema = buildSchema(AGG_SDL);
+    const fields = (type: string) =>
+      (
+        schema.getType(type) as never as { getFields(): Record<string, object> }
+      ).getFields() as Record<string, { extensions: Record<string, unknown> }>;
+    fields('Query').aggregateOrders.extensions = {
+      rowEstimate: { rows: 100 },
+      scanEstimate: { rows: orders },
+    };
+    fields('Order').linesAggregate.extensions = { scanEstimate: { rows: perOrder } };
+    fields('Group').sum.extensions = { aggregatePart: true };
+    return schema;
+  }
+
+  it('charges an aggregate its table estimate whatever take says, and 10,000 when unknown', () => {
+    expect(
+      cost(aggregateSchema(4_000_000, 3), '{ aggregateOrders(take: 1) { count } }').scanned,
+    ).toBe(4_000_000);
+    expect(cost(aggregateSchema(null, 3), '{ aggregateOrders { count } }').scanned).toBe(10_000);
+    const e = refused(() =>
+      cost(
+        aggregateSchema(6_000_000, 3),
+        '{ a: aggregateOrders { count } b: aggregateOrders { sum { total } } }',
+      ),
+    );
+    expect(e.code).toBe(ErrorCode.QueryTooComplex);
+    expect(e.message).toContain('counts and aggregates may scan 12,000,000 rows');
+  });
+
+  it('charges a navigation aggregate its fan-out per parent, one statement per level', () => {
+    const schema = aggregateSchema(1_000, 7);
+    const out = cost(
+      schema,
+      '{ getOrders(take: 20) { id linesAggregate { count sum { total } } } }',
+    );
+    expect(out.scanned).toBe(140);
+    expect(out.statements).toBe(2);
+    expect(
+      cost(aggregateSchema(1_000, null), '{ getOrders(take: 20) { linesAggregate { count } } }')
+        .scanned,
+    ).toBe(200_000);
+  });
+});
+
 describe('the marks the schema builder sets', () => {
   const table = (estimatedRows?: number, fanOut?: number): ModelTable =>
     ({

@@ -332,8 +332,9 @@ function pageValue(args: Record<string, unknown>, name: string, fallback: number
  * ({@link RowEstimateMark}: the table's estimated rows at the root, the foreign key's average
  * fan-out below), never more than 10,000, and 10,000 when the statistics are unknown; a single
  * row (many-to-one) is 1 per parent. A level's total is rounded up to a whole row. Each
- * `count<Base>` is charged the rows it scans, its table's estimated rows uncapped (10,000 when
- * unknown), summed over the request against `limits.scannedRows`. Counts the statements
+ * `count<Base>` and `aggregate<Base>` is charged the rows it scans, its table's estimated rows
+ * uncapped (10,000 when unknown), and each `<navigation>Aggregate` its foreign key's fan-out per
+ * parent (`extensions.scanEstimate`), summed over the request against `limits.scannedRows`. Counts the statements
  * ({@link countStatements}). Runs before any SQL and queries no database; linear in the field
  * tree. The request budget (`request-budget.ts`) stays the hard bound while executing.
  * @throws DomainError INVALID_INPUT naming the field and the limit; QUERY_TOO_COMPLEX naming the
@@ -368,8 +369,10 @@ export function checkRequestCost(
       }
       const scans = field.definition.extensions?.scanEstimate as RowEstimateMark | undefined;
       if (scans) {
-        // An aggregate groups every row its filter leaves, whatever `take` says: its table is the bound.
-        scanned = Math.min(scanned + (scanEstimate(scans) ?? TAKE_LIMIT), Number.MAX_SAFE_INTEGER);
+        // An aggregate groups every row its filter leaves, whatever `take` says: its table (or,
+        // under a navigation, each parent's children) is the bound.
+        const each = scanEstimate(scans) ?? TAKE_LIMIT;
+        scanned = Math.min(scanned + multiplier * each, Number.MAX_SAFE_INTEGER);
       }
       if (!field.rows) {
         // A count scans what its filter leaves of its table; the table is the bound.
