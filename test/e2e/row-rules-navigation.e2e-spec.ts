@@ -5,7 +5,7 @@ import { publishTableApis } from '../support/table-apis';
 /**
  * Issue 23 item 3, row rules with navigation keys (README "App users and row rules"): a rule on
  * orders through the many-to-one `customer`, a rule on customers through the one-to-many
- * `orders` (`some`, `none`), each with the related table's rule of the same caller inside its
+ * `orders` (`some`, `none`, `every`), each with the related table's rule of the same caller inside its
  * subquery; get, count, aggregate and navigation fields see only the rows allowed, add, update
  * and delete cannot touch the others; a cycle of one role's rules is refused at save, one formed by
  * two roles' rules is broken failing closed. On PostgreSQL, MariaDB and SQLite, in the literal and
@@ -37,6 +37,12 @@ const RULES: Record<string, unknown> = {
   },
   // Customers with no pending order (no rule on orders: every order counts).
   calm: { tables: { customers: { where: { orders: { none: { status: { eq: 'PENDING' } } } } } } },
+  // Customers every order of whom has a ship date from 2024 on (an empty one fails).
+  shipped: {
+    tables: {
+      customers: { where: { orders: { every: { ship_date: { gte: '2024-01-01' } } } } },
+    },
+  },
 };
 
 const USERS: Record<string, { roles: string[]; attributes: Record<string, unknown> }> = {
@@ -47,6 +53,7 @@ const USERS: Record<string, { roles: string[]; attributes: Record<string, unknow
   // Every PAID order is outside the buyer rule on orders: no customer qualifies through one.
   bea: { roles: ['buyer'], attributes: { status: 'PAID' } },
   cleo: { roles: ['calm'], attributes: {} },
+  eve: { roles: ['shipped'], attributes: {} },
   // Both roles: tenant's rule on orders reads customers, buyer's rule on customers reads orders.
   mix: { roles: ['tenant', 'buyer'], attributes: { city: 'Lisboa', status: 'SHIPPED' } },
 };
@@ -211,6 +218,11 @@ for (const dialect of SALES_DIALECTS) {
       expect((await data('{ countCustomers }', 'cleo')).countCustomers).toBe(2);
     });
 
+    it('one-to-many every: a customer with no order passes, an order whose condition is unknown (no ship date) fails', async () => {
+      // Orders 4, 8, 12 and 13 have no ship date: their customers 4, 3, 2 and 1 fail.
+      expect(await customerIds('eve')).toEqual([5, 6]);
+    });
+
     it('breaks a cycle formed by the rules of two roles failing closed: the rule closing it admits no row', async () => {
       // Orders: tenant's (customer in Lisboa, among customers not in Porto; buyer's rule on
       // customers would read orders again, so it is left out there) or buyer's (not PAID).
@@ -248,7 +260,7 @@ for (const dialect of SALES_DIALECTS) {
         ),
       ]);
       const rules = await run.http('GET', `/api/apps/${appId}/permissions`, { token });
-      expect(Object.keys(rules.body).sort()).toEqual(['buyer', 'calm', 'tenant']);
+      expect(Object.keys(rules.body).sort()).toEqual(['buyer', 'calm', 'shipped', 'tenant']);
     });
 
     it('add, update and delete cannot touch rows outside the rule; inside they work, and a change leaving the rule is rolled back', async () => {
