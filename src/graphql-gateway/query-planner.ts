@@ -474,6 +474,10 @@ function givenPath(value: OrderInput): string[] {
 /** `customer.name` for the message of an element that names `name` under `customer`. */
 const pathText = (path: string[]) => path.join('.');
 
+/** The element naming `leaf` at `path`, for messages: `{customer: {country: <leaf>}}`. */
+const nested = (path: string[], leaf: string) =>
+  path.reduceRight((inner, key) => `{${key}: ${inner}}`, leaf);
+
 /**
  * The leaf of one order element at `node` (README "Order and pages"): a column of the node, or a
  * navigation of it: many-to-one with the related row's order value, one-to-many with
@@ -495,7 +499,7 @@ function orderLeaf(
     throw invalidInput(
       path.length === 0
         ? `Each order element names exactly one column, or one relation with one column of it or its count, e.g. [{name: ASC}, {customer: {name: DESC}}, {order_lines: {count: DESC}}]${given}: give each its own element`
-        : `${pathText(path)}: an order through a relation names exactly one column of the related row, or one relation of it, e.g. {${pathText(path)}: {name: ASC}}${given}: give each its own element`,
+        : `${pathText(path)}: an order through a relation names exactly one column of the related row, or one relation of it, e.g. ${nested(path, '{<column>: ASC}')}${given}: give each its own element`,
     );
   }
   const [name, inner] = entries[0];
@@ -522,8 +526,7 @@ function orderLeaf(
       `Nesting limit exceeded: the order nests more than ${RELATION_FILTER_DEPTH} relations; the limit is ${RELATION_FILTER_DEPTH}`,
     );
   }
-  const example =
-    navigation.kind === 'manyToOne' ? `{${name}: {<column>: ASC}}` : `{${name}: {count: DESC}}`;
+  const example = nested(at, navigation.kind === 'manyToOne' ? '{<column>: ASC}' : '{count: DESC}');
   if (!inner || typeof inner !== 'object' || Array.isArray(inner))
     throw invalidInput(`${pathText(at)} is a relation: order by it as ${example}`);
   const base = {

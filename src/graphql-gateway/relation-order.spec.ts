@@ -240,10 +240,23 @@ describe('planOrder: orders through relations', () => {
     );
     expect(inner.code).toBe(ErrorCode.InvalidInput);
     expect(inner.message).toBe(
-      'customer: an order through a relation names exactly one column of the related row, or one relation of it, e.g. {customer: {name: ASC}} (this one names name, id): give each its own element',
+      'customer: an order through a relation names exactly one column of the related row, or one relation of it, e.g. {customer: {<column>: ASC}} (this one names name, id): give each its own element',
     );
     const empty = domainError(() => planOrder(ordersNode, [{ customer: {} }], pg, scopes));
     expect(empty.message).toContain('customer: an order through a relation names exactly one');
+    // A deeper level's message writes the whole element to send.
+    const deep = domainError(() =>
+      planOrder(ordersNode, [{ customer: { country: { name: 'ASC', id: 'ASC' } } }], pg, scopes),
+    );
+    expect(deep.message).toContain(
+      'customer.country: an order through a relation names exactly one column of the related row, or one relation of it, e.g. {customer: {country: {<column>: ASC}}}',
+    );
+    const deepCount = domainError(() =>
+      planOrder(ordersNode, [{ customer: { orders: { id: 'ASC' } } }], pg, scopes),
+    );
+    expect(deepCount.message).toBe(
+      'customer.orders is a one-to-many relation: order by the number of its rows the caller can see, as {customer: {orders: {count: DESC}}}',
+    );
   });
 
   it('a one-to-many relation orders by its count only', () => {
