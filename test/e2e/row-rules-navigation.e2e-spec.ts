@@ -3,13 +3,13 @@ import { registerSalesDatabase, SALES_DIALECTS } from '../support/sales-dialects
 import { publishTableApis } from '../support/table-apis';
 
 /**
- * Issue 23 item 3, row rules with navigation keys (README "App users and row rules"): a rule on
- * orders through the many-to-one `customer`, a rule on customers through the one-to-many
- * `orders` (`some`, `none`, `every`), each with the related table's rule of the same caller inside its
+ * Issue 23 item 3, row rules with navigation keys (README "Rules through relations"): a rule on
+ * orders through the many-to-one `customer`, rules on customers through the one-to-many `orders`
+ * (`some`, `none`, `every`), each with the related table's rule of the same caller inside its
  * subquery; get, count, aggregate and navigation fields see only the rows allowed, add, update
- * and delete cannot touch the others; a cycle of one role's rules is refused at save, one formed by
- * two roles' rules is broken failing closed. On PostgreSQL, MariaDB and SQLite, in the literal and
- * the variables form.
+ * and delete cannot touch the others; a cycle of one role's rules is refused at save, one formed
+ * by two roles' rules is broken failing closed. On PostgreSQL, MariaDB and SQLite, in the literal
+ * and the variables form.
  *
  * Data (sales-fixture.ts): customer c has orders i = 1..12 with ((i - 1) % 5) + 1 = c; status of
  * order i is PAID when i % 3 = 0, PENDING when 1, SHIPPED when 2; total i * 10 + 0.50. Cities: 1
