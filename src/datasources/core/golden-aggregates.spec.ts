@@ -187,3 +187,37 @@ describe('golden SQL of aggregate buckets, having and order', () => {
     });
   });
 });
+
+describe('golden SQL of a navigation aggregate (one statement per level)', () => {
+  it('groups the children of a batch of parents by their foreign key, inside the row rule', () => {
+    const out = compileAll((d) =>
+      d.compileAggregate({
+        table: { schema: null, name: 'order_lines' },
+        where: {
+          kind: 'and',
+          items: [
+            { kind: 'in', column: 'order_id', values: [1, 2, 3], negated: false },
+            { kind: 'compare', column: 'quantity', op: 'gt', value: 1 },
+          ],
+        },
+        scope: { kind: 'compare', column: 'tenant', op: 'eq', value: 't1' },
+        groupBy: [{ column: 'order_id', kind: 'int', nullable: false, alias: '__tg_k0' }],
+        aggregates: [
+          { fn: 'count', alias: '__tg_a0' },
+          { fn: 'sum', column: 'quantity', kind: 'int', alias: '__tg_a1' },
+        ],
+        take: null,
+        skip: 0,
+      }),
+    );
+    expect(out.postgres).toEqual({
+      sql: 'SELECT "order_lines"."order_id" AS "__tg_k0", COUNT(*) AS "__tg_a0", SUM("order_lines"."quantity") AS "__tg_a1" FROM "order_lines" WHERE (("order_id" IN ($1, $2, $3) AND "quantity" > $4) AND "tenant" = $5) GROUP BY "order_lines"."order_id" ORDER BY "order_lines"."order_id" ASC',
+      params: [1, 2, 3, 1, 't1'],
+    });
+    expect(out.mssql.sql).toBe(
+      'SELECT [order_lines].[order_id] AS [__tg_k0], COUNT_BIG(*) AS [__tg_a0], CONVERT(NVARCHAR(64), SUM(CAST([order_lines].[quantity] AS DECIMAL(38,0)))) AS [__tg_a1] FROM [order_lines] WHERE (([order_id] IN (@p1, @p2, @p3) AND [quantity] > @p4) AND [tenant] = @p5) GROUP BY [order_lines].[order_id] ORDER BY [order_lines].[order_id] ASC',
+    );
+    expect(out.mysql.sql).toContain('GROUP BY `order_lines`.`order_id` ORDER BY');
+    expect(out.sqlite.sql).not.toContain('LIMIT');
+  });
+});
