@@ -1,3 +1,4 @@
+import { DatasourcePoolsService } from '../../src/datasources/datasource-pools.service';
 import { RunningApp, startApp } from '../support/app-harness';
 import { ORDERS } from '../support/sales-fixture';
 import { registerSalesDatabase, SALES_DIALECTS } from '../support/sales-dialects';
@@ -412,11 +413,15 @@ for (const dialect of SALES_DIALECTS) {
       expect(hour.message).toMatch(/HOUR/);
     });
 
-    it('<navigation>Aggregate: one group per parent over its visible children, count 0 and empty sums without any', async () => {
+    it('<navigation>Aggregate: one group per parent over its visible children, one statement per level, count 0 and empty sums without any', async () => {
       const query = `{ getBuyers(order: [{id: ASC}], take: 10) { id
         ordersAggregate { count sum { total } avg { total } max { ship_date } }
         paid: ordersAggregate(where: {status: {eq: "PAID"}}) { count sum { big } } } }`;
+      const pools = run.app.get(DatasourcePoolsService);
+      const before = pools.statementsExecuted;
       const out = await kept('navigation aggregate', query);
+      // The customers, then one statement per aggregate field for all six of them.
+      expect(pools.statementsExecuted - before).toBe(3);
       const of = (c: number, rows = ALL) => rows.filter((o) => o.customer_id === c);
       const sumCents = (rows: typeof ALL) => rows.reduce((s, o) => s + totalCents(o), 0);
       const dates = (rows: typeof ALL) =>
