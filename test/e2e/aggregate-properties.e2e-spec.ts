@@ -20,8 +20,10 @@ import { publishTableApis, SELECT_ONLY } from '../support/table-apis';
  * countDistinct/sum/avg/min/max.
  *
  * The values are chosen so every database must agree (README "Aggregates", "Values"): text is
- * lower-case ASCII letters only (MariaDB's default collation groups `a` with `A`, PostgreSQL and
- * SQLite do not; letters alone sort alike under every collation), floats are multiples of 0.25 of
+ * ASCII letters of both cases in a column of a binary collation on each database (PostgreSQL
+ * `"C"`, MariaDB `utf8mb4_bin`, SQLite's default BINARY; "text groups follow the column's
+ * collation", and MariaDB's default one would group `a` with `A`), so `A` < `B` < `a` everywhere;
+ * booleans group false before true (and have no min/max); floats are multiples of 0.25 of
  * at most 2^40 so every partial sum is exact in a double, bigints are near ±2^53 (where a double
  * would lose digits) but a dozen of them stay far from the 64-bit overflow SQLite's SUM raises.
  * Two documented tolerances: `avg` is a Float (compared with a relative error of 1e-9), and
@@ -49,10 +51,13 @@ interface Row {
   txt: string | null;
   flt: number | null;
   d: string | null;
+  flag: boolean | null;
 }
 
 type ColumnName = keyof Row;
-const COLUMNS: ColumnName[] = ['n', 'big', 'dec', 'txt', 'flt', 'd'];
+const COLUMNS: ColumnName[] = ['n', 'big', 'dec', 'txt', 'flt', 'd', 'flag'];
+/** What `min`/`max` take: not booleans (README "Aggregates"). */
+const EXTREMES: ColumnName[] = COLUMNS.filter((c) => c !== 'flag');
 const NUMERIC: ColumnName[] = ['n', 'big', 'dec', 'flt'];
 
 const TWO_53 = 2n ** 53n;
@@ -71,12 +76,14 @@ const VALUES: { [C in ColumnName]: fc.Arbitrary<NonNullable<Row[C]>> } = {
     fc.constantFrom(0n, 5n, -5n, 1230n, 1000n, -310n, 9999999999n),
     fc.bigInt({ min: -9999999999n, max: 9999999999n }),
   ),
-  txt: fc.constantFrom('a', 'ab', 'b', 'c', 'zz'),
+  // Both cases, in a binary collation on every database (see CREATE): `a` and `A` differ.
+  txt: fc.constantFrom('a', 'ab', 'b', 'c', 'zz', 'A', 'Ab', 'B'),
   flt: fc.oneof(
     fc.constantFrom(0, 0.5, -0.25, 1.5, 2, 2 ** 40),
     fc.integer({ min: -40000, max: 40000 }).map((k) => k / 4 + 0),
   ),
   d: fc.constantFrom('1999-12-31', '2024-01-01', '2024-01-15', '2024-02-29'),
+  flag: fc.boolean(),
 };
 
 const nullable = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: null, freq: 4 });
@@ -88,6 +95,7 @@ const rowArb: fc.Arbitrary<Row> = fc.record({
   txt: nullable(VALUES.txt),
   flt: nullable(VALUES.flt),
   d: nullable(VALUES.d),
+  flag: nullable(VALUES.flag),
 });
 
 /** Cents as the 2-place text the column stores and a Decimal input takes (`-5n` → `"-0.05"`). */
@@ -112,6 +120,7 @@ function centsOf(text: unknown): bigint | null {
 /** A value as SQL literal text, the same on the three databases. */
 function sqlLiteral(column: ColumnName, value: Row[ColumnName]): string {
   if (value === null) return 'NULL';
+  if (column === 'flag') return value ? 'TRUE' : 'FALSE';
   if (column === 'dec') return decimalText(value as bigint);
   if (column === 'txt' || column === 'd') return `'${value as string}'`;
   return String(value);
@@ -135,26 +144,36 @@ interface Query {
   skip: number | null;
 }
 
-const comparisonArb: fc.Arbitrary<Comparison> = fc.constantFrom(...COLUMNS).chain((column) => {
-  const value = VALUES[column] as fc.Arbitrary<Row[ColumnName]>;
-  return fc.oneof(
-    fc.record({
-      column: fc.constant(column),
-      op: fc.constantFrom<Op>('eq', 'neq', 'gt', 'gte', 'lt', 'lte'),
-      value,
-    }),
-    fc.record({
-      column: fc.constant(column),
-      op: fc.constantFrom<Op>('eq', 'neq'),
-      value: fc.constant(null),
-    }),
-    fc.record({
-      column: fc.constant(column),
-      op: fc.constantFrom<Op>('in', 'nin'),
-      value: fc.array(value, { maxLength: 3 }),
-    }),
-  );
-});
+const comparisonArb: fc.Arbitrary<Comparison> = fc
+  .constantFrom(...COLUMNS)
+  .chain((column): fc.Arbitrary<Comparison> => {
+    const value = VALUES[column] as fc.Arbitrary<Row[ColumnName]>;
+    if (column === 'flag') {
+      // BooleanFilter has `eq` and `neq` only.
+      return fc.record({
+        column: fc.constant(column),
+        op: fc.constantFrom<Op>('eq', 'neq'),
+        value: nullable(value),
+      });
+    }
+    return fc.oneof(
+      fc.record({
+        column: fc.constant(column),
+        op: fc.constantFrom<Op>('eq', 'neq', 'gt', 'gte', 'lt', 'lte'),
+        value,
+      }),
+      fc.record({
+        column: fc.constant(column),
+        op: fc.constantFrom<Op>('eq', 'neq'),
+        value: fc.constant(null),
+      }),
+      fc.record({
+        column: fc.constant(column),
+        op: fc.constantFrom<Op>('in', 'nin'),
+        value: fc.array(value, { maxLength: 3 }),
+      }),
+    );
+  });
 
 const queryArb: fc.Arbitrary<Query> = fc.record({
   where: fc.array(comparisonArb, { maxLength: 3 }),
@@ -166,14 +185,14 @@ const queryArb: fc.Arbitrary<Query> = fc.record({
 /** A value as a GraphQL literal: BigInt, Decimal and Date inputs take text. */
 function gqlValue(column: ColumnName, value: Row[ColumnName]): string {
   if (value === null) return 'null';
-  if (column === 'n' || column === 'flt') return String(value);
+  if (column === 'n' || column === 'flt' || column === 'flag') return String(value);
   if (column === 'dec') return JSON.stringify(decimalText(value as bigint));
   return JSON.stringify(String(value));
 }
 
 const ALL = COLUMNS.join(' ');
 const SELECTION = `{ key { ${ALL} } count countDistinct { ${ALL} } sum { ${NUMERIC.join(' ')} }
-  avg { ${NUMERIC.join(' ')} } min { ${ALL} } max { ${ALL} } }`;
+  avg { ${NUMERIC.join(' ')} } min { ${EXTREMES.join(' ')} } max { ${EXTREMES.join(' ')} } }`;
 
 function fieldText(query: Query, alias: string): string {
   const args: string[] = [];
@@ -195,10 +214,17 @@ function fieldText(query: Query, alias: string): string {
 // ---------------------------------------------------------------------------------------------
 // The oracle.
 
-type Scalar = number | bigint | string;
+type Scalar = number | bigint | string | boolean;
 
-/** Order of two non-null values of one column (numbers, bigints, lower-case text, ISO dates). */
-const cmp = (a: Scalar, b: Scalar) => (a < b ? -1 : a > b ? 1 : 0);
+/**
+ * Order of two non-null values of one column: numbers, bigints, ISO dates, false before true, and
+ * ASCII text by code point, as the binary collations of the `txt` column order it.
+ */
+function cmp(a: Scalar, b: Scalar): number {
+  const x = typeof a === 'boolean' ? Number(a) : a;
+  const y = typeof b === 'boolean' ? Number(b) : b;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
 
 /** SQL's answer to one comparison, unknown counted as false (a WHERE keeps only true). */
 function holds(row: Row, { column, op, value }: Comparison): boolean {
@@ -340,6 +366,7 @@ function differences(
     if ((g.count as unknown) !== w.count) at('', 'count', g.count, w.count);
     for (const column of COLUMNS) {
       for (const part of ['key', 'min', 'max'] as const) {
+        if (part !== 'key' && !EXTREMES.includes(column)) continue;
         if (!sameValue(column, g[part]?.[column], w[part][column]))
           at(part, column, g[part]?.[column], String(w[part][column]));
       }
@@ -375,11 +402,12 @@ function differences(
 
 const CREATE = {
   postgres: `CREATE TABLE items (id integer PRIMARY KEY, n integer, big bigint, dec numeric(12,2),
-    txt varchar(10), flt double precision, d date)`,
+    txt varchar(10) COLLATE "C", flt double precision, d date, flag boolean)`,
   mysql: `CREATE TABLE items (id int PRIMARY KEY, n int, big bigint, \`dec\` decimal(12,2),
-    txt varchar(10), flt double, d date)`,
+    txt varchar(10) COLLATE utf8mb4_bin, flt double, d date, flag bool)`,
+  // SQLite compares text with BINARY unless told otherwise.
   sqlite: `CREATE TABLE items (id INTEGER PRIMARY KEY, n INTEGER, big BIGINT, dec DECIMAL(12,2),
-    txt VARCHAR(10), flt DOUBLE, d DATE)`,
+    txt VARCHAR(10), flt DOUBLE, d DATE, flag BOOLEAN)`,
 };
 
 interface ItemsDatabase {
@@ -490,10 +518,8 @@ for (const database of DATABASES) {
       const tuples = rows.map(
         (row, i) => `(${[String(i + 1), ...COLUMNS.map((c) => sqlLiteral(c, row[c]))].join(', ')})`,
       );
-      const dec = database.type === 'mysql' ? '`dec`' : 'dec';
-      await db.exec(
-        `INSERT INTO items (id, n, big, ${dec}, txt, flt, d) VALUES ${tuples.join(', ')}`,
-      );
+      const names = COLUMNS.map((c) => (database.type === 'mysql' ? `\`${c}\`` : c));
+      await db.exec(`INSERT INTO items (id, ${names.join(', ')}) VALUES ${tuples.join(', ')}`);
     };
 
     it(
