@@ -5,6 +5,7 @@ import type { AppUserPrincipal } from '../app-access/app-users.service';
 import type { DatasourceConnection } from '../datasources/datasource-pools.service';
 import type { PlatformSession } from '../platform/sessions.service';
 import type { RequestBudget } from './request/request-budget';
+import type { RequestTransaction } from './request/request-transaction';
 import type { RowScopes } from './request/row-scopes';
 
 /** Who is calling the GraphQL endpoint (CONTRACT.md §6 caller table). */
@@ -33,4 +34,9 @@ export interface GatewayContext {
    * it compiled the occurrence with), so it is the key.
    */
   loaders: WeakMap<readonly FieldNode[], DataLoader<unknown, unknown>>;
+  /**
+   * A mutation request's one transaction (README "Writing rows"): every statement of the request
+   * runs in it; absent for queries.
+   */
+  transaction?: RequestTransaction;
 }

@@ -49,6 +49,7 @@ import {
 import { readGraphQLParams, refuseKeyInUrl } from './request/graphql-params';
 import { shareOfPool } from './request/pool-share';
 import { RequestBudget } from './request/request-budget';
+import { mutationDatasource, RequestTransaction } from './request/request-transaction';
 import { RowScopes } from './request/row-scopes';
 import { ExecutableSchema, SchemaProviderService } from './schema-provider.service';
 
@@ -312,9 +313,17 @@ export class GraphqlHttpEndpoint {
         throw RequestRefusal.of(405, 'BAD_REQUEST', 'Mutations are sent with POST, never GET');
       }
       authorizeRootFields(caller, app.id, operation.rootFieldNames, executable.rootFields);
+      // A request's mutations are one transaction on one database: refused before any SQL else.
+      const writes =
+        operation.kind === 'mutation'
+          ? mutationDatasource(
+              operation.rootFieldNames,
+              (name) => executable.rootFields.get(name)?.datasourceId,
+            )
+          : null;
       const variables = coerceRequestVariables(executable.schema, operation, params.variables);
       const cost = operation.cost(variables.values, this.config.limits);
-      const context = this.context(app.id, caller, abort, executable, cost.statements);
+      const context = this.context(app.id, caller, abort, executable, cost.statements, writes);
       const answer = await executeOperation(
         executable.schema,
         compiled,
@@ -495,16 +504,20 @@ export class GraphqlHttpEndpoint {
     abort: Cancellation,
     rules: Pick<ExecutableSchema, 'permissions' | 'model'>,
     statements: number,
+    writes: string | null = null,
   ): GatewayContext {
     const budget = new RequestBudget(this.config.limits, abort);
     const connections = new Map<string, Promise<DatasourceConnection>>();
     const signal = abort;
+    // A mutation request's statements on the datasource it writes all run in one transaction.
+    const transaction = writes === null ? undefined : new RequestTransaction();
     return {
       caller,
       appId,
       budget,
       scopes: new RowScopes(rules.permissions, caller, rules.model),
       loaders: new WeakMap(),
+      ...(transaction && { transaction }),
       connection: (id) => {
         let conn = connections.get(id);
         if (!conn) {
@@ -533,6 +546,15 @@ export class GraphqlHttpEndpoint {
                 if (!chargedByPool) budget.charge(result.rows);
                 return result;
               };
+            if (transaction && id === writes) {
+              // One connection for the whole request: the pool share does not apply.
+              const inTransaction = guarded(async (query) => (await transaction.run(inner))(query));
+              return {
+                dialect: inner.dialect,
+                run: inTransaction,
+                transaction: (work) => work(inTransaction),
+              };
+            }
             // At most a quarter of the pool at a time for this request; a transaction is one
             // statement here (it holds one connection), its own statements run inside it.
             const poolSize = this.config.datasources.poolSize;

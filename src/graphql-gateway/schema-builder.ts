@@ -60,6 +60,8 @@ export interface RootFieldInfo {
   apiId: string;
   action: ApiAction;
   public: boolean;
+  /** The datasource the field's API reads and writes: a request's mutations write to one. */
+  datasourceId: string;
 }
 
 /** A schema ready to execute, with its root-field index. */
@@ -78,6 +80,25 @@ export interface BuiltSchema {
 /** What a datasource can do when nothing else is known (PostgreSQL, SQLite, SQL Server). */
 const FULL_CAPABILITIES: Capabilities = { insertReturning: true, updateReturning: true };
 
+/**
+ * A mutation root field's resolver inside the request's transaction (`request-transaction.ts`):
+ * not run once an earlier mutation field of the request failed, and marking the transaction
+ * failed when it fails, so the later ones are not run either.
+ */
+function inRequestTransaction(
+  resolve: GraphQLFieldResolver<unknown, GatewayContext>,
+): GraphQLFieldResolver<unknown, GatewayContext> {
+  return async (source, args, ctx, info) => {
+    ctx.transaction?.refuseAfterFailure();
+    try {
+      return await resolve(source, args, ctx, info);
+    } catch (error) {
+      ctx.transaction?.fail(info.path.key as string);
+      throw error;
+    }
+  };
+}
+
 /** Description of a draft API's operations in a builder's schema (CONTRACT.md §6). */
 export const DRAFT_DESCRIPTION = 'RASCUNHO';
 
@@ -85,6 +106,7 @@ type RootField = GraphQLFieldConfig<unknown, GatewayContext> & { action: ApiActi
 
 interface ApiTypes {
   api: TableApiDefinition;
+  datasourceId: string;
   queries: Record<string, RootField>;
   mutations: Record<string, RootField>;
 }
@@ -560,7 +582,7 @@ export class VersionTypes {
         const into = kind.root === 'query' ? queries : mutations;
         into[kind.rootFieldName(base)] = { action: kind.action, ...kind.field(ctx) };
       }
-      this.apis.push({ api, queries, mutations });
+      this.apis.push({ api, datasourceId: node.table.datasourceId, queries, mutations });
     }
   }
 
@@ -572,7 +594,7 @@ export class VersionTypes {
     const rootFields = new Map<string, RootFieldInfo>();
     const query: GraphQLFieldConfigMap<unknown, GatewayContext> = {};
     const mutation: GraphQLFieldConfigMap<unknown, GatewayContext> = {};
-    for (const { api, queries, mutations } of this.apis) {
+    for (const { api, datasourceId, queries, mutations } of this.apis) {
       for (const [into, fields] of [
         [query, queries],
         [mutation, mutations],
@@ -587,12 +609,18 @@ export class VersionTypes {
           if (!audience.includes(facts)) continue;
           into[name] = {
             ...field,
+            ...(into === mutation && { resolve: inRequestTransaction(field.resolve!) }),
             description:
               api.status === 'draft'
                 ? DRAFT_DESCRIPTION
                 : `${action} on ${api.table} (API ${api.name})`,
           };
-          rootFields.set(name, { apiId: api.id, action, public: api.public[action] === true });
+          rootFields.set(name, {
+            apiId: api.id,
+            action,
+            public: api.public[action] === true,
+            datasourceId,
+          });
         }
       }
     }

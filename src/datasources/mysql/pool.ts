@@ -266,8 +266,8 @@ export class MysqlPool implements SqlPool {
   }
 
   /**
-   * Runs `work` in one transaction on one connection (see {@link SqlPool.transaction}). Every
-   * statement, `START TRANSACTION` and `COMMIT` included, has the deadlines of {@link run}; a
+   * Runs `work` in one transaction on one connection (see {@link SqlPool.transaction}), at READ
+   * COMMITTED. Every statement, `START TRANSACTION` and `COMMIT` included, has the deadlines of {@link run}; a
    * connection given up at the client deadline is destroyed, not rolled back (the server rolls
    * back as it ends).
    */
@@ -283,6 +283,11 @@ export class MysqlPool implements SqlPool {
       }
     };
     try {
+      // READ COMMITTED, as on PostgreSQL and SQL Server (InnoDB's default is REPEATABLE READ); the
+      // statement sets the level of the next transaction only (MySQL "SET TRANSACTION").
+      await statement(() =>
+        held.connection.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED'),
+      );
       await statement(() => held.connection.beginTransaction());
       const result = await work((query) => statement(() => execute(held.connection, query)));
       await statement(() => held.connection.commit());

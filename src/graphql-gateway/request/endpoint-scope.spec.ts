@@ -7,8 +7,8 @@ import { authorizeRootFields } from './endpoint-scope';
 
 const APP = 'app-1';
 const ROOT_FIELDS = new Map<string, RootFieldInfo>([
-  ['getCustomers', { apiId: 'customers', action: 'select', public: true }],
-  ['countOrders', { apiId: 'orders', action: 'select', public: false }],
+  ['getCustomers', { apiId: 'customers', action: 'select', public: true, datasourceId: 'ds' }],
+  ['countOrders', { apiId: 'orders', action: 'select', public: false, datasourceId: 'ds' }],
 ]);
 
 const anonymous: Caller = { kind: 'anonymous' };

@@ -8,12 +8,14 @@ import {
   GraphQLError,
   GraphQLFormattedError,
   GraphQLSchema,
+  isNonNullType,
 } from 'graphql';
 import { DomainError } from '../../common/domain-error';
 import type { GatewayContext } from '../gateway-context';
 import { DatabaseRefusalError, GRAPHQL_CODE_OF } from '../graphql-errors';
 import { coerceVariables } from '../input-coercion';
 import { CompiledDocument, CompiledOperation, RequestRefusal } from './compiled-operation';
+import { NotRun, ROLLED_BACK, rolledBackAnswer } from './request-transaction';
 
 const logger = new Logger('GraphQL');
 
@@ -127,6 +129,9 @@ export function formatExecutionError(error: GraphQLError): GraphQLFormattedError
     if (formatted.locations?.length === 0) delete (formatted as { locations?: unknown }).locations;
     return formatted;
   }
+  if (original instanceof NotRun) {
+    return { message: original.message, path, extensions: { code: ROLLED_BACK } };
+  }
   if (original instanceof ClientDisconnected) {
     // Nobody reads this answer; the client leaving is no failure of ours (not logged as one).
     return {
@@ -171,26 +176,56 @@ export async function executeOperation(
   context: GatewayContext,
 ): Promise<GraphQLResponse> {
   const jit = compiled.compiledQuery(schema, operation);
-  const result = (
-    jit
-      ? await jit.query(undefined, context, variables.values)
-      : await execute({
-          schema,
-          document: compiled.document,
-          operationName: operation.node.name?.value,
-          variableValues: variables.inputs,
-          contextValue: context,
-        })
-  ) as ExecutionResult;
+  let result: ExecutionResult;
+  try {
+    result = (
+      jit
+        ? await jit.query(undefined, context, variables.values)
+        : await execute({
+            schema,
+            document: compiled.document,
+            operationName: operation.node.name?.value,
+            variableValues: variables.inputs,
+            contextValue: context,
+          })
+    ) as ExecutionResult;
+  } catch (error) {
+    // Never leave a request's transaction (and its connection) open.
+    await context.transaction?.end(false).catch(() => undefined);
+    throw error;
+  }
   const exceeded = context.budget.exceeded;
-  if (exceeded) {
+  const errors = result.errors?.map(formatExecutionError) ?? [];
+  const transaction = context.transaction;
+  if (transaction) {
+    // A mutation request is written whole or not at all (README "Writing rows").
+    // Every root field's response key (its alias), also when a non-null field nulled the data.
+    const rootKeys = operation.fields.map((f) => ({
+      key: f.responseKey,
+      nonNull: isNonNullType(f.definition.type),
+    }));
+    if (exceeded || errors.length) {
+      await transaction.end(false);
+      const causes = exceeded
+        ? [{ message: exceeded.message, extensions: { code: GRAPHQL_CODE_OF[exceeded.code] } }]
+        : errors;
+      return rolledBackAnswer(rootKeys, causes);
+    }
+    try {
+      await transaction.end(true);
+    } catch (error) {
+      return rolledBackAnswer(rootKeys, [
+        formatExecutionError(new GraphQLError('commit failed', { originalError: error as Error })),
+      ]);
+    }
+  } else if (exceeded) {
     return {
       errors: [{ message: exceeded.message, extensions: { code: GRAPHQL_CODE_OF[exceeded.code] } }],
       data: null,
     };
   }
   const response: GraphQLResponse = {};
-  if (result.errors?.length) response.errors = result.errors.map(formatExecutionError);
+  if (errors.length) response.errors = errors;
   response.data = (result.data as Record<string, unknown> | null | undefined) ?? null;
   return response;
 }
