@@ -57,6 +57,7 @@ describe('loadConfig defaults', () => {
         skip: 100_000,
         inList: 1_000,
         booleanItems: 100,
+        bulkRows: 1_000,
         scannedRows: 10_000_000,
         relationFilters: 8,
         responseBytes: 32 * 1024 * 1024,

@@ -129,6 +129,8 @@ export interface RequestLimits {
    * one request, default 8: PostgreSQL's planning time grows fast with them (README "Limits").
    */
   relationFilters: number;
+  /** `LIMIT_BULK_ROWS`: rows one `addMany<Base>` (or any `rows` list) may carry, default 1,000. */
+  bulkRows: number;
   /** `LIMIT_RESPONSE_BYTES`: bytes of row data one request may read, default 32 MiB. */
   responseBytes: number;
   /** `DOCUMENT_CACHE_BYTES`: bytes of compiled documents kept for all schemas together, default 32 MiB. */
@@ -280,6 +282,7 @@ export function loadConfig(env: Env, defaults: { demo: boolean }): AppConfig {
       booleanItems: intIn(env, 'LIMIT_BOOLEAN_ITEMS', 100, 1, 100_000),
       scannedRows: intIn(env, 'LIMIT_SCANNED_ROWS', 10_000_000, 1, 1_000_000_000_000),
       relationFilters: intIn(env, 'LIMIT_RELATION_FILTERS', 8, 0, 1_000),
+      bulkRows: intIn(env, 'LIMIT_BULK_ROWS', 1_000, 1, 100_000),
       responseBytes: intIn(env, 'LIMIT_RESPONSE_BYTES', 32 * 1024 * 1024, 1024, 2 ** 31 - 1),
       documentCacheBytes: intIn(env, 'DOCUMENT_CACHE_BYTES', 32 * 1024 * 1024, 0, 2 ** 31 - 1),
       schemaCacheBytes: intIn(env, 'SCHEMA_CACHE_BYTES', 256 * 1024 * 1024, 1, 2 ** 40),

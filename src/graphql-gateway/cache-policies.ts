@@ -1,5 +1,6 @@
 import { getNamedType, GraphQLObjectType, isAbstractType, isObjectType } from 'graphql';
 import type { ModelTable, VersionDefinition } from '../platform/version-definition';
+import { navigationAggregateName } from './operations/navigation-aggregate';
 import { buildApiTrees, claimFreeName, RowNode, tableTypeName } from './api-tree';
 import type { BuiltSchema } from './schema-builder';
 
@@ -85,8 +86,14 @@ function rowTypesOf(
       return;
     }
     const expected = [
-      ...node.columns.map((c) => c.name),
-      ...node.navigations.map((n) => n.navigation.name),
+      ...new Set([
+        ...node.columns.map((c) => c.name),
+        ...node.navigations.map((n) => n.navigation.name),
+        // `<navigation>Aggregate` of an API with the aggregate action (README "Aggregates").
+        ...node.navigations
+          .filter((n) => node.aggregates && n.navigation.kind === 'oneToMany')
+          .map((n) => navigationAggregateName(n.navigation.name)),
+      ]),
     ];
     const fields = type.getFields();
     if (expected.length !== Object.keys(fields).length || !expected.every((f) => f in fields)) {
@@ -109,9 +116,13 @@ function rowTypesOf(
       consistent = false;
       continue;
     }
-    // `count…` and `delete…` answer scalars, as does `add…` where rows cannot come back.
-    const type = getNamedType(field.type);
-    if (isObjectType(type)) visit(node, type);
+    // `count…` and `delete…` answer scalars, as does `add…` where rows cannot come back; an
+    // aggregate answers groups (no row type); `addMany…` a result whose `rows` are rows.
+    let type = getNamedType(field.type);
+    const rowsOf = isObjectType(type) ? type.getFields().rows : undefined;
+    if (isObjectType(type) && type.name !== node.typeName && rowsOf)
+      type = getNamedType(rowsOf.type);
+    if (isObjectType(type) && type.name === node.typeName) visit(node, type);
   }
   return { rows, consistent };
 }

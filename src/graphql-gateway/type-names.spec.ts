@@ -431,7 +431,12 @@ describe('root names (CONTRACT.md §6)', () => {
     const query = schema.getQueryType()!.getFields();
     const mutation = schema.getMutationType()!.getFields();
     expect(Object.keys(query)).toEqual(['getAlbums', 'countAlbums']);
-    expect(Object.keys(mutation)).toEqual(['addAlbums', 'updateAlbums', 'deleteAlbums']);
+    expect(Object.keys(mutation)).toEqual([
+      'addAlbums',
+      'updateAlbums',
+      'deleteAlbums',
+      'addManyAlbums',
+    ]);
     expect(String(query.getAlbums.type)).toBe('[Albums!]!');
     expect(query.getAlbums.args.map((a) => `${a.name}: ${String(a.type)}`)).toEqual([
       'where: AlbumsFilter',

@@ -16,4 +16,5 @@ export const CONTRACT_LIMITS: Readonly<CompileLimits> = {
   booleanItems: 100,
   scannedRows: 10_000_000,
   relationFilters: 8,
+  bulkRows: 1_000,
 };

@@ -528,6 +528,19 @@ export interface InsertPlan {
   kinds?: Readonly<Record<string, ColumnKind>>;
 }
 
+/**
+ * An INSERT of several rows in one statement (`addMany<Base>`): every row gives a value for each
+ * of `columns`, in that order (rows that set other columns go in another statement); `returning`
+ * lists the columns to read back, one answered row per inserted row.
+ */
+export interface InsertManyPlan {
+  table: TableRef;
+  columns: string[];
+  rows: unknown[][];
+  returning: string[];
+  kinds?: Readonly<Record<string, ColumnKind>>;
+}
+
 /** An UPDATE of the rows matching `where` (a primary key); reads `returning` back. */
 export interface UpdatePlan {
   table: TableRef;
@@ -722,6 +735,12 @@ export interface Dialect {
   compileCount(plan: CountPlan): CompiledQuery;
   compileAggregate(plan: AggregatePlan): CompiledQuery;
   compileInsert(plan: InsertPlan): CompiledQuery;
+  /**
+   * `INSERT INTO t (<columns>) VALUES (…), (…) RETURNING …` (`OUTPUT` on SQL Server). The caller
+   * keeps the rows × columns within the database's bound-parameter limit (`PARAMETER_LIMITS`) and
+   * gives at least one column.
+   */
+  compileInsertMany(plan: InsertManyPlan): CompiledQuery;
   compileUpdate(plan: UpdatePlan): CompiledQuery;
   compileDelete(plan: DeletePlan): CompiledQuery;
   /**

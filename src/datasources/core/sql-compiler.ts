@@ -12,6 +12,7 @@ import type {
   ExistsCondition,
   GroupCondition,
   GroupMeasure,
+  InsertManyPlan,
   InsertPlan,
   OrderTerm,
   RelatedValue,
@@ -401,6 +402,26 @@ export abstract class SqlCompiler {
     return params.query(
       `INSERT INTO ${target} ${body}${this.returning(plan.returning, plan.kinds)}`,
     );
+  }
+
+  /** Several rows in one `INSERT … VALUES (…), (…)`, read back with `RETURNING` (see {@link Dialect}). */
+  compileInsertMany(plan: InsertManyPlan): CompiledQuery {
+    const params = this.parameters();
+    const values = this.valuesLists(plan, params);
+    const columns = plan.columns.map((c) => this.quote(c)).join(', ');
+    return params.query(
+      `INSERT INTO ${this.tableName(plan.table)} (${columns}) VALUES ${values}${this.returning(plan.returning, plan.kinds)}`,
+    );
+  }
+
+  /** `(?, ?), (?, ?)`: each row's values bound in column order, through {@link writeItem}. */
+  protected valuesLists(plan: InsertManyPlan, params: ParamList): string {
+    return plan.rows
+      .map(
+        (row) =>
+          `(${row.map((value, i) => this.writeItem(params.add(value, plan.columns[i]), plan.kinds?.[plan.columns[i]])).join(', ')})`,
+      )
+      .join(', ');
   }
 
   /** `UPDATE … SET … WHERE … RETURNING`; only the given columns change. */

@@ -4,6 +4,7 @@ import type {
   CompiledQuery,
   Condition,
   DateBucket,
+  InsertManyPlan,
   InsertPlan,
   SelectPlan,
   UpdatePlan,
@@ -149,6 +150,17 @@ export abstract class MssqlCompiler extends SqlCompiler {
   }
 
   /** `INSERT INTO t (…) OUTPUT INSERTED.… VALUES (…)`, or `INSERT INTO t OUTPUT … DEFAULT VALUES`. */
+  /** `INSERT INTO t (…) OUTPUT INSERTED.… VALUES (…), (…)`. */
+  override compileInsertMany(plan: InsertManyPlan): CompiledQuery {
+    const params = this.parameters();
+    const columns = plan.columns.map((c) => this.quote(c)).join(', ');
+    const output = this.returning(plan.returning, plan.kinds);
+    const values = this.valuesLists(plan, params);
+    return params.query(
+      `INSERT INTO ${this.tableName(plan.table)} (${columns})${output} VALUES ${values}`,
+    );
+  }
+
   override compileInsert(plan: InsertPlan): CompiledQuery {
     const params = this.parameters();
     const target = this.tableName(plan.table);

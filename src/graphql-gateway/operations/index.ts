@@ -1,4 +1,5 @@
 import { add } from './add';
+import { addMany } from './add-many';
 import { aggregate } from './aggregate';
 import { count } from './count';
 import { del } from './delete';
@@ -10,4 +11,12 @@ import { update } from './update';
  * The operation kinds of every Table API, in schema order: each API's root fields appear in this
  * order under `Query` and `Mutation` (CONTRACT.md §6).
  */
-export const OPERATION_KINDS: readonly OperationKind[] = [get, count, add, update, del, aggregate];
+export const OPERATION_KINDS: readonly OperationKind[] = [
+  get,
+  count,
+  add,
+  update,
+  del,
+  aggregate,
+  addMany,
+];

@@ -52,6 +52,8 @@ export interface CostLimits {
    * 8, 523 ms at 20, and the 5 s statement deadline near 50 (README "Limits"); the default is 8.
    */
   relationFilters: number;
+  /** `LIMIT_BULK_ROWS`: rows one `rows` list argument (`addMany<Base>`) may carry. */
+  bulkRows: number;
 }
 
 /** What the per-request check found, within every ceiling. */
@@ -352,6 +354,12 @@ export function checkRequestCost(
     for (const field of level) {
       const args = getArgumentValues(field.definition, field.nodes[0], variableValues);
       const label = field.nodes[0].name.value;
+      if (Array.isArray(args.rows) && args.rows.length > limits.bulkRows) {
+        const most = limits.bulkRows.toLocaleString('en-US');
+        throw invalidInput(
+          `${label}: rows has ${args.rows.length.toLocaleString('en-US')} rows; the limit is ${most}: send them in several requests`,
+        );
+      }
       // An order through relations: one correlated subquery per relation it names.
       const orderArg = field.definition.args.find((a) => a.name === 'order')?.type;
       const orderType = orderArg ? getNamedType(orderArg) : null;

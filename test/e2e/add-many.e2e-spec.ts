@@ -1,0 +1,186 @@
+import { DatasourcePoolsService } from '../../src/datasources/datasource-pools.service';
+import { RunningApp, startApp } from '../support/app-harness';
+import {
+  registerSalesDatabase,
+  SALES_DIALECTS,
+  type SalesDatabase,
+} from '../support/sales-dialects';
+import { publishTableApis } from '../support/table-apis';
+
+/**
+ * Issue 24 item 1 (README "Writing rows", "Add many rows"): `addMany<Base>(rows)` writes its rows
+ * in one multi-row INSERT per set of columns, answers `{affected, rows}` in the order sent, and
+ * writes nothing when any row is refused (named `rows[i]` where known before SQL). At most
+ * `LIMIT_BULK_ROWS` rows. Under a row rule every written row must be inside it. On PostgreSQL,
+ * MariaDB and SQLite, in both forms.
+ */
+
+const EVERY_ACTION = { select: true, insert: true, update: true, delete: true };
+
+interface Answer {
+  status: number;
+  body: {
+    data?: Record<string, unknown> | null;
+    errors?: { message: string; path?: string[]; extensions?: { code?: string; field?: string } }[];
+  };
+}
+
+/** `{name: "…", email: "…"}` rows as GraphQL literal text. */
+const literal = (rows: Record<string, string>[]) =>
+  `[${rows
+    .map(
+      (r) =>
+        `{${Object.entries(r)
+          .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
+          .join(', ')}}`,
+    )
+    .join(', ')}]`;
+
+for (const dialect of SALES_DIALECTS) {
+  dialect.describe(`addMany on ${dialect.type} (issue 24 item 1)`, () => {
+    let run: RunningApp;
+    let token: string;
+    let userToken: string;
+    let db: SalesDatabase;
+    const address = `add-many-${dialect.type}`;
+
+    const gql = (query: string, bearer = token): Promise<Answer> =>
+      run.http('POST', `/api/graphql/${address}`, {
+        body: { query },
+        headers: { authorization: `Bearer ${bearer}` },
+      });
+    const emails = async (prefix: string) => {
+      const res = await gql(
+        `{ getCustomers(where: {email: {startsWith: ${JSON.stringify(prefix)}}}, order: [{email: ASC}]) { email } }`,
+      );
+      expect(res.body.errors).toBeUndefined();
+      return (res.body.data!.getCustomers as { email: string }[]).map((c) => c.email);
+    };
+
+    beforeAll(async () => {
+      run = await startApp();
+      token = await run.adminToken();
+      db = await dialect.create(run.dataDir);
+      const appId = (
+        await run.http('POST', '/api/apps', { token, body: { name: 'Bulk', address } })
+      ).body.id as string;
+      await registerSalesDatabase(run, token, appId, dialect.type, db);
+      if (dialect.type === 'postgres') {
+        await db.exec("SELECT setval('customers_id_seq', 100)");
+      }
+      const rule = await run.http('PUT', `/api/apps/${appId}/permissions/porto`, {
+        token,
+        body: { tables: { customers: { where: { city: { eq: 'Porto' } } } } },
+      });
+      expect(rule.status).toBe(200);
+      await publishTableApis(run, token, appId, [
+        { name: 'customers', table: 'customers', actions: EVERY_ACTION },
+      ]);
+      const user = { email: 'pia@example.com', password: 'pia-password-1' };
+      const created = await run.http('POST', `/api/apps/${appId}/users`, {
+        token,
+        body: { ...user, roles: ['porto'] },
+      });
+      expect(created.status).toBe(201);
+      userToken = (await run.http('POST', `/api/apps/${appId}/auth/login`, { body: user })).body
+        .token;
+    });
+
+    afterAll(async () => {
+      await run?.close();
+      await db?.cleanup();
+    });
+
+    it('adds the rows in one statement and answers them in the order sent', async () => {
+      const pools = run.app.get(DatasourcePoolsService);
+      const before = pools.statementsExecuted;
+      const rows = [
+        { name: 'Bulk C', email: 'bulk-c@example.com', city: 'Faro' },
+        { name: 'Bulk A', email: 'bulk-a@example.com', city: 'Faro' },
+        { name: 'Bulk B', email: 'bulk-b@example.com', city: 'Évora' },
+      ];
+      const res = await gql(
+        `mutation { addManyCustomers(rows: ${literal(rows)}) { affected rows { name email city } } }`,
+      );
+      expect(res.body.errors).toBeUndefined();
+      expect(res.body.data!.addManyCustomers).toEqual({ affected: 3, rows });
+      expect(pools.statementsExecuted - before).toBe(1);
+      expect(await emails('bulk-')).toEqual([
+        'bulk-a@example.com',
+        'bulk-b@example.com',
+        'bulk-c@example.com',
+      ]);
+    });
+
+    it('rows that set different columns go in one statement per set, still answered in order', async () => {
+      const res = await gql(`mutation { addManyCustomers(rows: [
+          {name: "Mixed 1", email: "mixed-1@example.com", city: "Faro"},
+          {name: "Mixed 2", email: "mixed-2@example.com"},
+          {name: "Mixed 3", email: "mixed-3@example.com", city: "Beja"}]) { affected rows { email city } } }`);
+      expect(res.body.errors).toBeUndefined();
+      expect(res.body.data!.addManyCustomers).toEqual({
+        affected: 3,
+        rows: [
+          { email: 'mixed-1@example.com', city: 'Faro' },
+          { email: 'mixed-2@example.com', city: null },
+          { email: 'mixed-3@example.com', city: 'Beja' },
+        ],
+      });
+    });
+
+    it('writes nothing when the database refuses one row', async () => {
+      const res = await gql(`mutation { addManyCustomers(rows: [
+          {name: "Dup 1", email: "dup-1@example.com"},
+          {name: "Ana Again", email: "ana@example.com"}]) { affected } }`);
+      expect(res.body.errors?.[0]?.extensions?.code).toBe('UNIQUE_VIOLATION');
+      expect(res.body.errors?.[0]?.extensions?.field).toBe('email');
+      expect(await emails('dup-')).toEqual([]);
+    });
+
+    it('names the row a value check refuses, before any SQL', async () => {
+      const pools = run.app.get(DatasourcePoolsService);
+      const before = pools.statementsExecuted;
+      const res = await gql(`mutation { addManyCustomers(rows: [
+          {name: "Long 1", email: "long-1@example.com"},
+          {name: "${'x'.repeat(101)}", email: "long-2@example.com"}]) { affected } }`);
+      const error = res.body.errors?.[0];
+      expect(error?.extensions?.field).toBe('rows[1].name');
+      expect(error?.message).toMatch(/^rows\[1\]: /);
+      expect(pools.statementsExecuted).toBe(before);
+      expect(await emails('long-')).toEqual([]);
+    });
+
+    it('refuses more rows than LIMIT_BULK_ROWS before any SQL', async () => {
+      const rows = Array.from({ length: 1001 }, (_, i) => ({
+        name: `N${i}`,
+        email: `many-${i}@example.com`,
+      }));
+      const res = await gql(`mutation { addManyCustomers(rows: ${literal(rows)}) { affected } }`);
+      expect(res.status).toBe(400);
+      expect(res.body.errors?.[0]?.message).toMatch(/rows has 1,001 rows; the limit is 1,000/);
+      expect(await emails('many-')).toEqual([]);
+    });
+
+    it('under a row rule, every row must be inside it, else nothing is written', async () => {
+      const outside = await gql(
+        `mutation { addManyCustomers(rows: [
+          {name: "Rule 1", email: "rule-1@example.com", city: "Porto"},
+          {name: "Rule 2", email: "rule-2@example.com", city: "Lisboa"}]) { affected } }`,
+        userToken,
+      );
+      expect(outside.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+      expect(await emails('rule-')).toEqual([]);
+      const inside = await gql(
+        `mutation { addManyCustomers(rows: [
+          {name: "Rule 3", email: "rule-3@example.com", city: "Porto"},
+          {name: "Rule 4", email: "rule-4@example.com", city: "Porto"}]) { affected rows { email } } }`,
+        userToken,
+      );
+      expect(inside.body.errors).toBeUndefined();
+      expect(inside.body.data!.addManyCustomers).toEqual({
+        affected: 2,
+        rows: [{ email: 'rule-3@example.com' }, { email: 'rule-4@example.com' }],
+      });
+    });
+  });
+}
