@@ -457,10 +457,18 @@ class TypeFactory implements OperationTypes {
     return type;
   }
 
+  /**
+   * The arguments of a list of rows (`get<Base>`, a one-to-many navigation): `where`, `order`,
+   * `take`, `skip`. A level whose `<Row>Order` would have no key (no column, and no navigation
+   * offering one: {@link hasOrderKeys}) has no `order`, since an input type needs a field
+   * (issue 27); the primary key alone orders it.
+   */
   listArgs(node: RowNode): GraphQLFieldConfigArgumentMap {
     return {
       where: { type: this.filter(node) },
-      order: { type: new GraphQLList(new GraphQLNonNull(this.order(node))) },
+      ...(hasOrderKeys(node) && {
+        order: { type: new GraphQLList(new GraphQLNonNull(this.order(node))) },
+      }),
       take: { type: GraphQLInt, description: 'At most 10,000 rows (the default).' },
       skip: { type: GraphQLInt, description: 'Rows to skip; default 0.' },
     };
