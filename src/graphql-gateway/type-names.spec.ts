@@ -1,6 +1,7 @@
 import {
   getNamedType,
   graphql,
+  GraphQLInputObjectType,
   GraphQLObjectType,
   GraphQLSchema,
   isObjectType,
@@ -200,7 +201,8 @@ describe('a nested node with the fields of a root API node', () => {
     expect(getNamedType(args.where.type)).toBe(schema.getType('AlbumsFilter'));
     expect(getNamedType(args.order.type)).toBe(schema.getType('AlbumsOrder'));
     expect(args.where.type).toBe(root.where.type);
-    expect(rowTypes(schema)).toEqual(['Albums', 'Artists']);
+    // updateManyAlbums answers its own result type, whose rows are Albums.
+    expect(rowTypes(schema)).toEqual(['Albums', 'AlbumsUpdateManyResult', 'Artists']);
   });
 
   it('answers the same __typename for the nested rows, getAlbums and updateAlbums', async () => {
@@ -436,6 +438,8 @@ describe('root names (CONTRACT.md §6)', () => {
       'updateAlbums',
       'deleteAlbums',
       'addManyAlbums',
+      'updateManyAlbums',
+      'deleteManyAlbums',
     ]);
     expect(String(query.getAlbums.type)).toBe('[Albums!]!');
     expect(query.getAlbums.args.map((a) => `${a.name}: ${String(a.type)}`)).toEqual([
@@ -448,6 +452,19 @@ describe('root names (CONTRACT.md §6)', () => {
     expect(String(mutation.addAlbums.type)).toBe('Albums');
     expect(String(mutation.updateAlbums.type)).toBe('Albums');
     expect(String(mutation.deleteAlbums.type)).toBe('Boolean!');
+    const argsOf = (name: string) => mutation[name].args.map((a) => `${a.name}: ${String(a.type)}`);
+    expect(String(mutation.updateManyAlbums.type)).toBe('AlbumsUpdateManyResult!');
+    expect(argsOf('updateManyAlbums')).toEqual([
+      'where: AlbumsFilter!',
+      'set: AlbumsSet!',
+      'atMost: Int!',
+    ]);
+    // The key addresses rows: set offers the other writable columns, none required.
+    expect(
+      Object.keys((schema.getType('AlbumsSet') as GraphQLInputObjectType).getFields()),
+    ).not.toContain('id');
+    expect(String(mutation.deleteManyAlbums.type)).toBe('AlbumsDeleteManyResult!');
+    expect(argsOf('deleteManyAlbums')).toEqual(['where: AlbumsFilter!', 'atMost: Int!']);
     expect(target(schema.getType('Albums') as GraphQLObjectType, 'artist').name).toBe('Artists');
   });
 
@@ -467,6 +484,18 @@ describe('root names (CONTRACT.md §6)', () => {
       );
     expect(clash).toThrow(DefinitionClash);
     expect(clash).toThrow(/Albums.*enum "Albums"/);
+  });
+
+  it('refuse a root <Base> that another API mints as its updateMany set input, naming both', () => {
+    const clash = () =>
+      new VersionTypes(
+        definition([
+          api('albums', 'albums', null, { select: true, update: true }),
+          api('albumsSet', 'albums', null),
+        ]),
+      );
+    expect(clash).toThrow(DefinitionClash);
+    expect(clash).toThrow(/AlbumsSet/);
   });
 
   it('still refuse a root <Base> that another API mints as its filter, even of the same fields', () => {

@@ -486,8 +486,11 @@ for (const dialect of SALES_DIALECTS) {
         'getOrders',
       ]);
       expect(res.__schema.mutationType.fields.map((f: { name: string }) => f.name).sort()).toEqual([
+        'addManyOrders',
         'addOrders',
+        'deleteManyOrders',
         'deleteOrders',
+        'updateManyOrders',
         'updateOrders',
       ]);
       const outside = await gql('{ countCustomers }', { 'x-api-key': keyOrders });

@@ -573,7 +573,12 @@ export type RefusalCode =
   | 'NOT_NULL_VIOLATION'
   | 'VALUE_TOO_LONG'
   /** A value its column cannot hold (out of range, malformed for its type): CONTRACT.md §6. */
-  | 'INVALID_VALUE';
+  | 'INVALID_VALUE'
+  /**
+   * `updateMany<Base>`/`deleteMany<Base>` would change more rows than its `atMost` (README
+   * "Writing rows"): refused by the service, never by a database, and nothing is changed.
+   */
+  | 'TOO_MANY_ROWS';
 
 /**
  * A driver error translated for the caller: a plain-words message naming the field where the

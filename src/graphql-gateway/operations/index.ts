@@ -3,9 +3,11 @@ import { addMany } from './add-many';
 import { aggregate } from './aggregate';
 import { count } from './count';
 import { del } from './delete';
+import { deleteMany } from './delete-many';
 import { get } from './get';
 import type { OperationKind } from './operation-kind';
 import { update } from './update';
+import { updateMany } from './update-many';
 
 /**
  * The operation kinds of every Table API, in schema order: each API's root fields appear in this
@@ -19,4 +21,6 @@ export const OPERATION_KINDS: readonly OperationKind[] = [
   del,
   aggregate,
   addMany,
+  updateMany,
+  deleteMany,
 ];
