@@ -2,6 +2,7 @@ import {
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLFieldResolver,
+  type GraphQLInputFieldConfigMap,
   GraphQLInputObjectType,
   GraphQLInt,
   GraphQLList,
@@ -10,7 +11,7 @@ import {
   Kind,
   type SelectionSetNode,
 } from 'graphql';
-import { DomainError } from '../../common/domain-error';
+import { DomainError, invalidInput } from '../../common/domain-error';
 import type {
   Capabilities,
   ColumnValue,
@@ -19,12 +20,14 @@ import type {
   Dialect,
 } from '../../datasources/core/dialect';
 import { PARAMETER_LIMITS } from '../../datasources/core/sql-compiler';
-import type { RowNode } from '../api-tree';
+import type { DatasourceConnection } from '../../datasources/datasource-pools.service';
+import type { ModelTable } from '../../platform/version-definition';
+import { baseName, type NavigationNode, type RowNode } from '../api-tree';
 import type { GatewayContext } from '../gateway-context';
 import { DatabaseRefusalError } from '../graphql-errors';
 import { columnKinds, selectColumns, shapeRows, tableRef } from '../query-planner';
 import { admitsEveryRow } from '../request/row-scopes';
-import { planValues, type Reference, referencesOf, writableColumns } from '../write-planner';
+import { planValues, referencesOf, writableColumns } from '../write-planner';
 import { addArgs } from './add';
 import { withGraphQLArguments } from './arguments';
 import type { OperationKind, OperationTypes } from './operation-kind';
@@ -44,18 +47,18 @@ interface AddManyArgs {
   rows: Record<string, unknown>[];
 }
 
-/** `rows[i]: …`, naming the row (and the field, `rows[i].email`) a refusal is about. */
-function ofRow(index: number, error: unknown): unknown {
+/** `<path>: …`, naming the row (and the field, `rows[1].email`) a refusal is about. */
+function ofRow(path: string, error: unknown): unknown {
   if (error instanceof DatabaseRefusalError) {
     const { field } = error.refusal;
     return new DatabaseRefusalError({
       ...error.refusal,
-      field: field === null ? `rows[${index}]` : `rows[${index}].${field}`,
-      message: `rows[${index}]: ${error.refusal.message}`,
+      field: field === null ? path : `${path}.${field}`,
+      message: `${path}: ${error.refusal.message}`,
     });
   }
   if (error instanceof DomainError) {
-    return new DomainError(error.code, `rows[${index}]: ${error.message}`, error.details);
+    return new DomainError(error.code, `${path}: ${error.message}`, error.details);
   }
   return error;
 }
@@ -160,100 +163,236 @@ function keysCondition(node: RowNode, keys: Record<string, unknown>[]): Conditio
   };
 }
 
+/** What {@link insertRows} needs besides the rows: the request, its connection, the model. */
+export interface InsertContext {
+  ctx: GatewayContext;
+  conn: DatasourceConnection;
+  /** Every model table of the version: where foreign keys lead (`referencesOf`). */
+  tables: readonly ModelTable[];
+  /** Whether the database returns inserted rows (`RETURNING`/`OUTPUT`). */
+  returnsRows: boolean;
+}
+
 /**
- * `addMany<Base>(rows)`: the rows in as few statements as the database allows, one multi-row
- * `INSERT … VALUES (…), (…)` per set of columns the rows set (README "Writing rows"), inside the
- * request's transaction, so a refused row leaves nothing written. Each row is checked as
- * `add<Base>` checks its arguments; a refusal names the row (`rows[3].email`) when it is known
- * before SQL (the database does not say which row of a statement it refused: then the field alone).
- * Under a row rule, a foreign key set to a row the caller cannot see is refused per row before
- * the INSERT, and every written row must be inside the rule (read back by its key), else nothing
- * is written. Answers `{affected, rows}`: `rows` in the order sent, with the requested columns,
- * where the database returns inserted rows (`RETURNING`/`OUTPUT`); `null` on MySQL/MariaDB < 10.5.
+ * Inserts `rows` (GraphQL argument objects) into `node`'s table inside the request's
+ * transaction (README "Writing rows", "Add many rows"), then their one-to-many children
+ * ({@link insertChildren}): each row is planned as `add<Base>` plans its arguments, refusals named
+ * by `pathOf(index)` (`rows[3]`, `order_lines[1]`) when known before SQL; one multi-row INSERT per
+ * set of columns; under a row rule a foreign key to a hidden row is refused per row and every
+ * written row must be inside the rule (read back by key), else the refusal rolls the request back.
+ * `parentKey` names the foreign key a child row's parent fills ({@link insertChildren}).
+ * @returns the rows inserted and each row's answered columns (`requested`, the primary key where
+ * checked, and the keys children refer to), in the order given; answered rows are empty objects
+ * where the database returns none.
+ * @throws DatabaseRefusalError or DomainError naming the row; FORBIDDEN outside the rule.
+ */
+export async function insertRows(
+  at: InsertContext,
+  node: RowNode,
+  rows: readonly Record<string, unknown>[],
+  requested: readonly string[],
+  pathOf: (index: number) => string,
+  parentKey?: string,
+): Promise<{ affected: number; answered: Record<string, unknown>[] }> {
+  const { ctx, conn } = at;
+  const key = node.table.primaryKey;
+  const columns = writableColumns(node, 'insert');
+  // A child's foreign key is written from its parent even where its fields tree leaves it out.
+  const fk = node.table.columns.find((c) => c.name === parentKey);
+  if (fk && !columns.includes(fk)) columns.push(fk);
+  const planned = rows.map((row, index) => {
+    try {
+      return planValues(node, columns, row, conn.dialect);
+    } catch (error) {
+      throw ofRow(pathOf(index), error);
+    }
+  });
+  const scope = ctx.scopes.of(node.table, conn.dialect);
+  const checked = !admitsEveryRow(scope);
+  const parents = childNavigations(node, rows).map((n) => n.navigation.fromColumn);
+  if (parents.length && !at.returnsRows) {
+    throw invalidInput(
+      `${pathOf(0)}: nested rows need the parent's key back from the INSERT, which this database cannot return; add the children with their own add`,
+    );
+  }
+  const returning = at.returnsRows
+    ? [...new Set([...requested, ...(checked ? key : []), ...parents])]
+    : [...requested];
+  // A foreign key to a row the caller cannot see is refused before anything is written.
+  const references = referencesOf(at.tables, node.table);
+  for (const [index, values] of planned.entries()) {
+    const guarded = guardedReferences(references, values, ctx.scopes, conn.dialect);
+    const sent = byColumn(values);
+    const complete = guarded.filter((r) => r.columns.every((c) => c in sent));
+    try {
+      await refuseHiddenReferences(conn.run, conn.dialect, complete, sent);
+    } catch (error) {
+      throw ofRow(pathOf(index), error);
+    }
+  }
+  const answered: Record<string, unknown>[] = planned.map(() => ({}));
+  let affected = 0;
+  for (const group of groupByColumns(planned)) {
+    for (const { query, indices } of insertStatements(conn.dialect, node, group, returning)) {
+      const values = indices.length === 1 ? planned[indices[0]] : [];
+      const result = await runWrite(conn.run, conn.dialect, node, 'insert', query, values, checked);
+      affected += result.affected ?? indices.length;
+      result.rows.forEach((row, i) => (answered[indices[i]] = row));
+    }
+  }
+  if (checked) await refuseOutsideRule(conn, node, answered, scope, at.returnsRows);
+  await insertChildren(at, node, rows, answered, pathOf);
+  return { affected, answered };
+}
+
+/**
+ * Refuses (FORBIDDEN, CONTRACT.md §4) unless every written row is visible under `scope`:
+ * counted by primary key, in slices that keep the key values within the database's
+ * bound-parameter limit. A row whose key did not come back cannot be checked: refused.
+ */
+async function refuseOutsideRule(
+  conn: DatasourceConnection,
+  node: RowNode,
+  written: readonly Record<string, unknown>[],
+  scope: Condition,
+  returnsRows: boolean,
+): Promise<void> {
+  const key = node.table.primaryKey;
+  if (!returnsRows || !key.length || written.some((row) => key.some((c) => row[c] == null))) {
+    throw outsideRule(node.table.name);
+  }
+  const slice = Math.max(1, Math.floor(PARAMETER_LIMITS[conn.dialect.type].max / (2 * key.length)));
+  for (let start = 0; start < written.length; start += slice) {
+    const keys = written.slice(start, start + slice);
+    const { rows: visible } = await conn.run(
+      conn.dialect.compileCount({
+        table: tableRef(node.table),
+        where: keysCondition(node, keys),
+        scope,
+      }),
+    );
+    if (Number(visible[0]?.count ?? 0) !== keys.length) throw outsideRule(node.table.name);
+  }
+}
+
+/** The one-to-many navigations of `node` some of `rows` give children for. */
+function childNavigations(
+  node: RowNode,
+  rows: readonly Record<string, unknown>[],
+): NavigationNode[] {
+  return node.navigations.filter(
+    (n) =>
+      n.navigation.kind === 'oneToMany' &&
+      rows.some((row) => Array.isArray(row[n.navigation.name])),
+  );
+}
+
+/**
+ * The one-to-many children of inserted rows (README "Writing rows", nested rows): per navigation,
+ * every parent's children in one {@link insertRows} (one multi-row INSERT per set of columns,
+ * then their own children), each child's foreign key filled from its parent's answered key
+ * (`navigation.fromColumn`, returned by the parent's INSERT).
+ */
+export async function insertChildren(
+  at: InsertContext,
+  node: RowNode,
+  rows: readonly Record<string, unknown>[],
+  answered: readonly Record<string, unknown>[],
+  pathOf: (index: number) => string,
+): Promise<void> {
+  for (const nav of childNavigations(node, rows)) {
+    const { name, fromColumn, toColumn } = nav.navigation;
+    const children: Record<string, unknown>[] = [];
+    const paths: string[] = [];
+    rows.forEach((row, index) => {
+      const list = row[name];
+      if (!Array.isArray(list)) return;
+      const parentKey = answered[index]?.[fromColumn];
+      list.forEach((child: Record<string, unknown>, j) => {
+        children.push({ ...child, [toColumn]: parentKey });
+        const parent = pathOf(index);
+        paths.push(parent ? `${parent}.${name}[${j}]` : `${name}[${j}]`);
+      });
+    });
+    if (children.length) {
+      await insertRows(at, nav.node, children, [], (i) => paths[i], toColumn);
+    }
+  }
+}
+
+/**
+ * `addMany<Base>(rows)`: the rows in as few statements as the database allows ({@link insertRows}),
+ * with their nested children, inside the request's transaction, so a refused row leaves nothing
+ * written. Answers `{affected, rows}`: `rows` in the order sent, with the requested columns, where
+ * the database returns inserted rows (`RETURNING`/`OUTPUT`); `null` on MySQL/MariaDB < 10.5.
+ * `affected` counts the rows of `node`'s table.
  */
 export function addManyResolver(
   node: RowNode,
   capabilities: Capabilities,
-  references: readonly Reference[],
+  tables: readonly ModelTable[],
 ): GraphQLFieldResolver<unknown, GatewayContext, AddManyArgs> {
-  const columns = writableColumns(node, 'insert');
-  const key = node.table.primaryKey;
   return withGraphQLArguments(async (_source, args, ctx, info) => {
     const conn = await ctx.connection(node.table.datasourceId);
-    const planned = args.rows.map((row, index) => {
-      try {
-        return planValues(node, columns, row, conn.dialect);
-      } catch (error) {
-        throw ofRow(index, error);
-      }
-    });
-    const scope = ctx.scopes.of(node.table, conn.dialect);
-    const checked = !admitsEveryRow(scope);
+    const returnsRows = capabilities.insertReturning;
     const rowsField = fieldsNamed('rows', info.fieldNodes, info.fragments);
     const requested =
-      capabilities.insertReturning && rowsField.length
-        ? selectColumns(node, rowsField, info.fragments)
-        : [];
-    const readsKey = checked && capabilities.insertReturning;
-    const returning = readsKey ? [...new Set([...requested, ...key])] : requested;
-    // A foreign key to a row the caller cannot see is refused before anything is written.
-    for (const [index, values] of planned.entries()) {
-      const guarded = guardedReferences(references, values, ctx.scopes, conn.dialect);
-      const sent = byColumn(values);
-      const complete = guarded.filter((r) => r.columns.every((c) => c in sent));
-      try {
-        await refuseHiddenReferences(conn.run, conn.dialect, complete, sent);
-      } catch (error) {
-        throw ofRow(index, error);
-      }
-    }
-    const answered: (Record<string, unknown> | undefined)[] = new Array(planned.length);
-    let affected = 0;
-    for (const group of groupByColumns(planned)) {
-      for (const { query, indices } of insertStatements(conn.dialect, node, group, returning)) {
-        const values = indices.length === 1 ? planned[indices[0]] : [];
-        const result = await runWrite(
-          conn.run,
-          conn.dialect,
-          node,
-          'insert',
-          query,
-          values,
-          checked,
-        );
-        affected += result.affected ?? indices.length;
-        result.rows.forEach((row, i) => (answered[indices[i]] = row));
-      }
-    }
-    if (checked) {
-      if (!readsKey || answered.some((row) => !row || key.some((c) => row[c] == null))) {
-        // A row that cannot be read back cannot be checked: refused (fails closed).
-        throw outsideRule(node.table.name);
-      }
-      // Every written row must be visible under the rule: counted by key, in slices that keep
-      // the key values within the database's bound-parameter limit.
-      const written = answered as Record<string, unknown>[];
-      const slice = Math.max(
-        1,
-        Math.floor(PARAMETER_LIMITS[conn.dialect.type].max / (2 * key.length)),
-      );
-      for (let start = 0; start < written.length; start += slice) {
-        const keys = written.slice(start, start + slice);
-        const { rows: visible } = await conn.run(
-          conn.dialect.compileCount({
-            table: tableRef(node.table),
-            where: keysCondition(node, keys),
-            scope,
-          }),
-        );
-        if (Number(visible[0]?.count ?? 0) !== keys.length) throw outsideRule(node.table.name);
-      }
-    }
-    const rows = capabilities.insertReturning
-      ? shapeRows(node.table, requested, answered as Record<string, unknown>[], conn.dialect)
-      : null;
+      returnsRows && rowsField.length ? selectColumns(node, rowsField, info.fragments) : [];
+    const at = { ctx, conn, tables, returnsRows };
+    const { affected, answered } = await insertRows(
+      at,
+      node,
+      args.rows,
+      requested,
+      (i) => `rows[${i}]`,
+    );
+    const rows = returnsRows ? shapeRows(node.table, requested, answered, conn.dialect) : null;
     return { affected, rows };
   });
+}
+
+/** Nested-row input types already built, per type factory and name (one type per name). */
+const NESTED_INPUTS = new WeakMap<OperationTypes, Map<string, GraphQLInputObjectType>>();
+
+/**
+ * The arguments (or input fields) that add one-to-many children with a row of `node`
+ * (README "Writing rows", nested rows): per one-to-many navigation of the fields tree whose level
+ * has a column to write besides the foreign key, `<navigation>: [<Type><Navigation>AddInput!]`,
+ * the child's `add` arguments without that foreign key (filled from the parent), nesting further.
+ * Each input type is claimed like every generated name.
+ */
+export function nestedRowArgs(types: OperationTypes, node: RowNode): GraphQLInputFieldConfigMap {
+  let built = NESTED_INPUTS.get(types);
+  if (!built) NESTED_INPUTS.set(types, (built = new Map()));
+  const fields: GraphQLInputFieldConfigMap = {};
+  for (const nav of node.navigations) {
+    if (nav.navigation.kind !== 'oneToMany') continue;
+    const child = nav.node;
+    const own = Object.entries(addArgs(types, child)).filter(
+      ([c]) => c !== nav.navigation.toColumn,
+    );
+    if (!own.length) continue;
+    const name = `${node.typeName}${baseName(nav.navigation.name)}AddInput`;
+    let input = built.get(name);
+    if (!input) {
+      types.claim(
+        name,
+        `nested ${node.shape} ${nav.navigation.name}`,
+        `the nested rows of ${node.table.name}.${nav.navigation.name}`,
+      );
+      input = new GraphQLInputObjectType({
+        name,
+        description: `A ${child.table.name} row added with its parent; ${nav.navigation.toColumn} comes from the parent.`,
+        fields: () => ({ ...Object.fromEntries(own), ...nestedRowArgs(types, child) }) as never,
+      });
+      built.set(name, input);
+    }
+    fields[nav.navigation.name] = {
+      type: new GraphQLList(new GraphQLNonNull(input)),
+      description: `${child.table.name} rows to add with this one.`,
+    };
+  }
+  return fields;
 }
 
 /**
@@ -276,7 +415,7 @@ function addManyTypes(
   const input = new GraphQLInputObjectType({
     name: claim('AddInput'),
     description: `One row to add to ${node.table.name}.`,
-    fields: () => addArgs(types, node) as never,
+    fields: () => ({ ...addArgs(types, node), ...nestedRowArgs(types, node) }) as never,
   });
   const result = new GraphQLObjectType({
     name: claim('AddManyResult'),
@@ -315,7 +454,9 @@ export const addMany: OperationKind = {
           description: 'The rows to add; at most 1,000 (LIMIT_BULK_ROWS).',
         },
       },
-      resolve: addManyResolver(node, capabilities, referencesOf(tables, node.table)) as never,
+      resolve: addManyResolver(node, capabilities, tables) as never,
+      // Its rows and nested rows count against LIMIT_BULK_ROWS (`operation-cost.ts`).
+      extensions: { writesRows: true },
     };
   },
 };

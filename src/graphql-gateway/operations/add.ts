@@ -11,6 +11,9 @@ import type { GatewayContext } from '../gateway-context';
 import { columnKinds, selectColumns, shapeRows, tableRef } from '../query-planner';
 import { admitsEveryRow } from '../request/row-scopes';
 import { planValues, type Reference, referencesOf, writableColumns } from '../write-planner';
+import { invalidInput } from '../../common/domain-error';
+import type { ModelTable } from '../../platform/version-definition';
+import { insertChildren, nestedRowArgs } from './add-many';
 import { type Args, withGraphQLArguments } from './arguments';
 import type { OperationKind, OperationTypes } from './operation-kind';
 import {
@@ -63,6 +66,7 @@ export function addResolver(
   node: RowNode,
   capabilities: Capabilities,
   references: readonly Reference[] = [],
+  tables: readonly ModelTable[] = [],
 ): GraphQLFieldResolver<unknown, GatewayContext, Args> {
   const columns = writableColumns(node, 'insert');
   const key = node.table.primaryKey;
@@ -75,13 +79,24 @@ export function addResolver(
     const guarded = guardedReferences(references, values, ctx.scopes, conn.dialect);
     const before = guarded.filter((r) => r.columns.every((c) => c in sent));
     const after = guarded.filter((r) => !before.includes(r));
-    const readsRow = checked || after.length > 0;
+    // One-to-many children sent with the row (README "Writing rows", nested rows).
+    const nested = node.navigations.filter(
+      (n) => n.navigation.kind === 'oneToMany' && Array.isArray(args[n.navigation.name]),
+    );
+    const readsRow = checked || after.length > 0 || nested.length > 0;
     const requested = capabilities.insertReturning
       ? selectColumns(node, info.fieldNodes, info.fragments)
       : [];
     const returning =
       readsRow && capabilities.insertReturning
-        ? [...new Set([...requested, ...key, ...after.flatMap((r) => r.columns)])]
+        ? [
+            ...new Set([
+              ...requested,
+              ...key,
+              ...after.flatMap((r) => r.columns),
+              ...nested.map((n) => n.navigation.fromColumn),
+            ]),
+          ]
         : requested;
     const insert = conn.dialect.compileInsert({
       table: tableRef(node.table),
@@ -117,6 +132,21 @@ export function addResolver(
         if (checked && (!known || !(await insideScope(run, conn.dialect, node, written, scope)))) {
           throw outsideRule(node.table.name);
         }
+        if (nested.length > 0) {
+          const keys = nested.map((n) => n.navigation.fromColumn);
+          const parent = keys.every((c) => written[c] !== undefined)
+            ? written
+            : known
+              ? await readRow(run, conn.dialect, node, keyCondition(node, written), keys)
+              : null;
+          if (!parent) {
+            throw invalidInput(
+              'Nested rows need the new row read back by its key, which this table does not allow; add the children with their own add',
+            );
+          }
+          const at = { ctx, conn, tables, returnsRows: capabilities.insertReturning };
+          await insertChildren(at, node, [args], [parent], () => '');
+        }
       }
       return result;
     };
@@ -149,7 +179,9 @@ export const add: OperationKind = {
   field: ({ node, types, capabilities, tables }) => ({
     // CONTRACT.md §6: `<Base>`, or `Boolean` (always `true`) where the row cannot come back.
     type: capabilities.insertReturning ? types.row(node) : GraphQLBoolean,
-    args: addArgs(types, node),
-    resolve: addResolver(node, capabilities, referencesOf(tables, node.table)) as never,
+    args: { ...addArgs(types, node), ...nestedRowArgs(types, node) } as never,
+    resolve: addResolver(node, capabilities, referencesOf(tables, node.table), tables) as never,
+    // Its rows and nested rows count against LIMIT_BULK_ROWS (`operation-cost.ts`).
+    extensions: { writesRows: true },
   }),
 };

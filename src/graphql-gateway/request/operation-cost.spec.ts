@@ -2,7 +2,7 @@ import { buildSchema, type GraphQLSchema } from 'graphql';
 import { DomainError, ErrorCode } from '../../common/domain-error';
 import { type CompileLimits, compileDocument, selectOperation } from './compiled-operation';
 import { coerceRequestVariables } from './execute-operation';
-import { navigationRowEstimate, tableRowEstimate } from './operation-cost';
+import { navigationRowEstimate, tableRowEstimate, writtenRows } from './operation-cost';
 import type { NavigationNode } from '../api-tree';
 import type { ModelTable } from '../../platform/version-definition';
 import { CONTRACT_LIMITS } from '../../../test/support/request-limits';
@@ -222,5 +222,18 @@ describe('the marks the schema builder sets', () => {
       rowEstimate: { rows: null },
     });
     expect(navigationRowEstimate(nav('manyToOne', table(3_000, 3)))).toBeUndefined();
+  });
+});
+
+describe('writtenRows (LIMIT_BULK_ROWS)', () => {
+  it('counts each row and the rows of every list of objects it holds, however deep', () => {
+    expect(writtenRows([{ a: 1 }, { a: 2 }])).toBe(2);
+    expect(
+      writtenRows([
+        { id: 1, lines: [{ q: 1 }, { q: 2, parts: [{ p: 1 }] }] },
+        { id: 2, tags: ['x', 'y'] },
+      ]),
+    ).toBe(5);
+    expect(writtenRows([null, 'text', 3])).toBe(0);
   });
 });

@@ -319,6 +319,25 @@ function checkOrder(
   }
 }
 
+/**
+ * Rows written by a list of row arguments: each object one row, plus the rows of every list of
+ * objects it holds (nested one-to-many children, README "Writing rows"), however deep.
+ * Iterative: a hostile value may nest deeper than the stack (variables are depth-bounded anyway).
+ */
+export function writtenRows(rows: readonly unknown[]): number {
+  let count = 0;
+  const stack: unknown[] = [...rows];
+  while (stack.length) {
+    const row = stack.pop();
+    if (!row || typeof row !== 'object' || Array.isArray(row)) continue;
+    count++;
+    for (const value of Object.values(row as Record<string, unknown>)) {
+      if (Array.isArray(value)) stack.push(...value.filter((v) => v && typeof v === 'object'));
+    }
+  }
+  return count;
+}
+
 /** A page argument as a number, or the default when absent or null. */
 function pageValue(args: Record<string, unknown>, name: string, fallback: number): number {
   const value = args[name];
@@ -354,11 +373,15 @@ export function checkRequestCost(
     for (const field of level) {
       const args = getArgumentValues(field.definition, field.nodes[0], variableValues);
       const label = field.nodes[0].name.value;
-      if (Array.isArray(args.rows) && args.rows.length > limits.bulkRows) {
-        const most = limits.bulkRows.toLocaleString('en-US');
-        throw invalidInput(
-          `${label}: rows has ${args.rows.length.toLocaleString('en-US')} rows; the limit is ${most}: send them in several requests`,
-        );
+      if (field.definition.extensions?.writesRows === true) {
+        // The rows an add writes: its own (or each of `rows`) and their nested children.
+        const written = writtenRows(Array.isArray(args.rows) ? args.rows : [args]);
+        if (written > limits.bulkRows) {
+          const most = limits.bulkRows.toLocaleString('en-US');
+          throw invalidInput(
+            `${label}: writes ${written.toLocaleString('en-US')} rows with their nested rows; the limit is ${most}: send them in several requests`,
+          );
+        }
       }
       // An order through relations: one correlated subquery per relation it names.
       const orderArg = field.definition.args.find((a) => a.name === 'order')?.type;
