@@ -206,8 +206,8 @@ function updateManyTypes(
         description: capabilities.updateReturning
           ? 'The updated rows as they are now, ordered by primary key.'
           : 'null: this database cannot return updated rows in the same statement.',
-        // Read by the UPDATE itself: at most atMost (10,000) rows.
-        extensions: { rowEstimate: { rows: AT_MOST_LIMIT } },
+        // Read by the UPDATE itself: at most the request's atMost rows (the cost walk reads it).
+        extensions: { rowEstimate: { rows: AT_MOST_LIMIT, parentArgument: 'atMost' } },
       },
     }),
   });

@@ -237,3 +237,38 @@ describe('writtenRows (LIMIT_BULK_ROWS)', () => {
     expect(writtenRows([null, 'text', 3])).toBe(0);
   });
 });
+
+describe('rows bounded by the parent field’s argument (updateMany’s atMost)', () => {
+  /** `updateManyOrders` with statistics: a `rows` list of at most atMost rows, lines per order. */
+  function writeSchema(linesPerOrder: number | null) {
+    const schema = buildSchema(`
+      type Query { countOrders: Int! }
+      type Mutation { updateManyOrders(atMost: Int!): OrdersUpdateManyResult! }
+      type OrdersUpdateManyResult { affected: Int! rows: [Order!] }
+      type Order { id: ID! order_lines(take: Int): [Line!]! }
+      type Line { id: ID! }
+    `);
+    const result = schema.getType('OrdersUpdateManyResult') as never as {
+      getFields(): Record<string, { extensions: Record<string, unknown> }>;
+    };
+    result.getFields().rows.extensions = {
+      rowEstimate: { rows: 10_000, parentArgument: 'atMost' },
+    };
+    const order = schema.getType('Order') as never as typeof result;
+    order.getFields().order_lines.extensions = { rowEstimate: { rows: linesPerOrder } };
+    return schema;
+  }
+  const text = (atMost: number) =>
+    `mutation { updateManyOrders(atMost: ${atMost}) { affected rows { id order_lines { id } } } }`;
+
+  it('counts atMost rows, not the 10,000 of an unbounded list', () => {
+    // 1 result + 5 orders + 5 × 100 lines.
+    expect(cost(writeSchema(100), text(5)).rows).toBe(506);
+    // Unknown fan-out: 10,000 lines per order, 50,000 for five.
+    expect(cost(writeSchema(null), text(5)).rows).toBe(50_006);
+  });
+
+  it('still caps the level at 10,000 rows', () => {
+    expect(cost(writeSchema(1), text(50_000)).rows).toBe(20_001);
+  });
+});

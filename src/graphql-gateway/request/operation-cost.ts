@@ -76,6 +76,11 @@ export interface RequestCost {
  */
 export interface RowEstimateMark {
   rows: number | null;
+  /**
+   * The parent field's argument that bounds the rows instead, when the request gives it as a
+   * number: `atMost` for the `rows` of `updateMany<Base>`, which answers at most that many.
+   */
+  parentArgument?: string;
 }
 
 /** The `extensions` of a root `get`/`count` field: its table's estimated rows ({@link RowEstimateMark}). */
@@ -351,8 +356,8 @@ function pageValue(args: Record<string, unknown>, name: string, fallback: number
  * path the product of each level's rows, summed over every field, fragments expanded. A list
  * level's rows are its `take` when given, else what the statistics in the model expect
  * ({@link RowEstimateMark}: the table's estimated rows at the root, the foreign key's average
- * fan-out below), never more than 10,000, and 10,000 when the statistics are unknown; a single
- * row (many-to-one) is 1 per parent. A level's total is rounded up to a whole row. Each
+ * fan-out below; the `rows` of `updateMany<Base>` its `atMost`), never more than 10,000, and
+ * 10,000 when the statistics are unknown; a single row (many-to-one) is 1 per parent. A level's total is rounded up to a whole row. Each
  * `count<Base>` and `aggregate<Base>` is charged the rows it scans, its table's estimated rows
  * uncapped (10,000 when unknown), and each `<navigation>Aggregate` its foreign key's fan-out per
  * parent (`extensions.scanEstimate`), summed over the request against `limits.scannedRows`. Counts the statements
@@ -368,7 +373,11 @@ export function checkRequestCost(
 ): RequestCost {
   const tally: Tally = { booleanItems: 0, relationFilters: 0 };
   let scanned = 0;
-  const walk = (level: readonly PlannedField[], multiplier: number): number => {
+  const walk = (
+    level: readonly PlannedField[],
+    multiplier: number,
+    parentArgs: Record<string, unknown> = {},
+  ): number => {
     let total = 0;
     for (const field of level) {
       const args = getArgumentValues(field.definition, field.nodes[0], variableValues);
@@ -414,7 +423,12 @@ export function checkRequestCost(
       }
       let rows = multiplier;
       if (field.list) {
-        const expected = Math.min(estimateOf(field) ?? TAKE_LIMIT, TAKE_LIMIT);
+        const mark = field.definition.extensions?.rowEstimate as RowEstimateMark | undefined;
+        const bound = mark?.parentArgument ? parentArgs[mark.parentArgument] : undefined;
+        const expected = Math.min(
+          typeof bound === 'number' && bound >= 0 ? bound : (estimateOf(field) ?? TAKE_LIMIT),
+          TAKE_LIMIT,
+        );
         const take = pageValue(args, 'take', expected);
         const skip = pageValue(args, 'skip', 0);
         if (take < 0) throw invalidInput(`${label}: take must be 0 or more`);
@@ -431,7 +445,7 @@ export function checkRequestCost(
         }
         rows = Math.min(Math.ceil(multiplier * take), Number.MAX_SAFE_INTEGER);
       }
-      total = Math.min(total + rows + walk(field.children, rows), Number.MAX_SAFE_INTEGER);
+      total = Math.min(total + rows + walk(field.children, rows, args), Number.MAX_SAFE_INTEGER);
     }
     return total;
   };
