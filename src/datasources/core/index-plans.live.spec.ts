@@ -7,6 +7,7 @@ import mysql from 'mysql2/promise';
 import { Client } from 'pg';
 import { SERVICE_URLS, describeWith } from '../../../test/support/services';
 import { ALL_ROWS, SelectPlan } from './dialect';
+import { MssqlDialect } from '../mssql/dialect';
 import { MysqlDialect } from '../mysql/dialect';
 import { PostgresDialect } from '../postgres/dialect';
 import { SqliteDialect } from '../sqlite/dialect';
@@ -104,6 +105,111 @@ describeWith('postgres')('Q1 is served by the index on PostgreSQL', () => {
   });
 });
 
+/** Every node of a PostgreSQL JSON plan, depth first. */
+function planNodes(plan: Record<string, unknown>): Record<string, unknown>[] {
+  const children = (plan.Plans as Record<string, unknown>[] | undefined) ?? [];
+  return [plan, ...children.flatMap(planNodes)];
+}
+
+describeWith('postgres')(
+  'a page ordered by a nullable column is served by an ordinary index on PostgreSQL (issue 25 item 1, ADR 0014)',
+  () => {
+    let admin: Client;
+    let client: Client;
+    const name = `tg_plan_${randomBytes(4).toString('hex')}`;
+    /** Q1 over `shipped_at`, nullable (every 50th row empty), with a plain `(status, shipped_at DESC, id)` index. */
+    const page = (direction: 'ASC' | 'DESC', skip: number, take = 50): SelectPlan => ({
+      ...q1,
+      columns: ['id', 'shipped_at'],
+      order: [
+        { column: 'shipped_at', direction, nullable: true },
+        { column: 'id', direction: 'ASC', nullable: false },
+      ],
+      take,
+      skip,
+    });
+    /** The contract's order, written the plain way: what the split form must answer. */
+    const expected = async (direction: 'ASC' | 'DESC', skip: number, take = 50) =>
+      (
+        await client.query(
+          `SELECT id, shipped_at FROM orders WHERE status = 'shipped' ORDER BY shipped_at ${direction} ${direction === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST'}, id ASC LIMIT ${take} OFFSET ${skip}`,
+        )
+      ).rows;
+
+    beforeAll(async () => {
+      admin = new Client({ connectionString: SERVICE_URLS.postgres });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE "${name}"`);
+      const url = new URL(SERVICE_URLS.postgres);
+      url.pathname = `/${name}`;
+      client = new Client({ connectionString: url.toString() });
+      await client.connect();
+      await client.query(
+        `CREATE TABLE orders (id serial PRIMARY KEY, status text NOT NULL, shipped_at timestamptz)`,
+      );
+      await client.query(`INSERT INTO orders (status, shipped_at)
+        SELECT (ARRAY['new','paid','shipped','cancelled'])[1 + g % 4],
+               CASE WHEN g % 50 = 2 THEN NULL ELSE timestamptz '2024-01-01' + g * interval '1 minute' END
+        FROM generate_series(1, ${ROWS}) g`);
+      await client.query(
+        'CREATE INDEX orders_status_shipped ON orders (status, shipped_at DESC, id)',
+      );
+      await client.query('ANALYZE orders');
+    });
+
+    afterAll(async () => {
+      await client?.end();
+      await admin?.query(`DROP DATABASE IF EXISTS "${name}"`);
+      await admin?.end();
+    });
+
+    it('reads the rows with a value through the index, never sorting every matching row', async () => {
+      for (const direction of ['DESC', 'ASC'] as const) {
+        const q = new PostgresDialect().compileSelect(page(direction, 100));
+        const [{ 'QUERY PLAN': plan }] = (
+          await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${q.sql}`, q.params)
+        ).rows;
+        const nodes = planNodes(plan[0].Plan);
+        // The part with values is an index scan stopped after skip + take rows.
+        const scans = nodes.filter((n) => String(n['Node Type']).startsWith('Index'));
+        expect(scans.some((n) => n['Index Name'] === 'orders_status_shipped')).toBe(true);
+        // What any scan hands up stays near the page: not the 5,000 shipped orders.
+        const read = nodes
+          .filter((n) => String(n['Node Type']).includes('Scan'))
+          .reduce((sum, n) => sum + Number(n['Actual Rows']), 0);
+        expect(read).toBeLessThan(1_000);
+      }
+    });
+
+    it('answers the contract order: empty values first under ASC, last under DESC, pages across the boundary', async () => {
+      const dialect = new PostgresDialect();
+      const shipped = Number(
+        (await client.query("SELECT count(*) AS n FROM orders WHERE status = 'shipped'")).rows[0].n,
+      );
+      const empty = Number(
+        (
+          await client.query(
+            "SELECT count(*) AS n FROM orders WHERE status = 'shipped' AND shipped_at IS NULL",
+          )
+        ).rows[0].n,
+      );
+      expect(empty).toBeGreaterThan(0);
+      const cases: ['ASC' | 'DESC', number][] = [
+        ['ASC', 0],
+        ['ASC', empty - 10],
+        ['DESC', 0],
+        ['DESC', shipped - empty - 10],
+        ['DESC', shipped - 5],
+      ];
+      for (const [direction, skip] of cases) {
+        const q = dialect.compileSelect(page(direction, skip, 20));
+        const rows = (await client.query(q.sql, q.params)).rows;
+        expect(rows).toEqual(await expected(direction, skip, 20));
+      }
+    });
+  },
+);
+
 describeWith('mysql')('Q1 is served by the index on MariaDB', () => {
   let conn: mysql.Connection;
   const name = `tg_plan_${randomBytes(4).toString('hex')}`;
@@ -158,6 +264,22 @@ describe('Q1 is served by the index on SQLite', () => {
       db.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('NULL order on MariaDB, SQLite and SQL Server needs no other form (issue 25 item 1)', () => {
+  it('writes the same ORDER BY for a nullable sort column as for a NOT NULL one', () => {
+    const nullable: SelectPlan = {
+      ...q1,
+      order: [
+        { column: 'placed_at', direction: 'DESC', nullable: true },
+        { column: 'id', direction: 'DESC', nullable: false },
+      ],
+    };
+    // Their NULLs sort first under ASC and last under DESC natively: the index tests above hold.
+    for (const dialect of [new MysqlDialect(), new SqliteDialect(), new MssqlDialect()]) {
+      expect(dialect.compileSelect(nullable).sql).toBe(dialect.compileSelect(q1).sql);
     }
   });
 });

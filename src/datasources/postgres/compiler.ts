@@ -1,4 +1,5 @@
 import type { ColumnKind, DateBucket } from '../core/dialect';
+import type { CompiledQuery, Condition, SelectPlan } from '../core/dialect';
 import { SqlCompiler } from '../core/sql-compiler';
 import { LIST_AS_COLUMN, TYPED_COMPARISONS } from './values';
 
@@ -52,5 +53,62 @@ export abstract class PostgresCompiler extends SqlCompiler {
       return `(date_trunc(${unit}, ${column} AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')`;
     }
     return `date_trunc(${unit}, ${column})`;
+  }
+
+  /**
+   * A root read ordered first by a nullable column, read as two parts an ordinary index can serve
+   * (ADR 0014): PostgreSQL sorts NULL as the largest value, so the contract's order (empty values
+   * first under ASC, last under DESC, CONTRACT.md §6) as `NULLS FIRST/LAST` cannot use a plain
+   * `(c)` or `(c DESC)` index and sorts every matching row. Instead `(SELECT … WHERE c IS NULL
+   * ORDER BY <rest> LIMIT skip + take) UNION ALL (SELECT … WHERE c IS NOT NULL ORDER BY c <dir>,
+   * <rest> LIMIT skip + take)`, merged by `c IS NULL` (empty first under ASC, last under DESC) and
+   * paged outside; inside the part without NULLs the index's own order serves. Only for a page
+   * (`take`) of a root read whose first term is a column the plan marks nullable (the planner marks
+   * every column it orders by) and whose other terms are columns; anything else is the shared
+   * SELECT.
+   */
+  override compileSelect(plan: SelectPlan): CompiledQuery {
+    const [first, ...rest] = plan.order;
+    const split =
+      !plan.partition &&
+      plan.take !== null &&
+      plan.take > 0 &&
+      first !== undefined &&
+      first.column !== undefined &&
+      first.nullable === true &&
+      rest.every((o) => o.column !== undefined);
+    if (!split) return super.compileSelect(plan);
+    const column = this.quote(first.column!);
+    const params = this.parameters();
+    const inner = [...new Set([...plan.columns, ...plan.order.map((o) => o.column!)])];
+    const items = inner.map((c) => this.selectItem(c, plan.kinds?.[c])).join(', ');
+    const restTerms = rest.map((o) =>
+      this.orderTerm(this.quote(o.column!), o.direction, o.nullable ?? true),
+    );
+    const bound = params.add(plan.skip + (plan.take ?? 0));
+    const part = (empty: boolean) => {
+      const where: Condition = {
+        kind: 'and',
+        items: [this.filterOf(plan), { kind: 'null', column: first.column!, negated: !empty }],
+      };
+      const order = empty ? restTerms : [`${column} ${first.direction}`, ...restTerms];
+      return (
+        `(SELECT ${items} FROM ${this.tableName(plan.table)}` +
+        `${this.whereClause(where, params, plan.table)}` +
+        `${order.length ? ` ORDER BY ${order.join(', ')}` : ''} LIMIT ${bound})`
+      );
+    };
+    const emptyFirst = first.direction === 'ASC';
+    const parts = emptyFirst ? [part(true), part(false)] : [part(false), part(true)];
+    const outer = plan.columns.map((c) => this.quote(c)).join(', ');
+    const order = [
+      `${column} IS NULL ${emptyFirst ? 'DESC' : 'ASC'}`,
+      `${column} ${first.direction}`,
+      ...restTerms,
+    ];
+    const sql =
+      `SELECT ${outer} FROM (${parts.join(' UNION ALL ')}) ${this.quote('__tg_u')} ` +
+      `ORDER BY ${order.join(', ')}${this.paginate(plan.take, plan.skip, params)}`;
+    return params.query(sql);
   }
 }
