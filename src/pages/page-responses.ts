@@ -40,10 +40,11 @@ export function plainPage(title: string, message: string, link = { href: '/', te
 }
 
 /**
- * Answers a built page with its data and the page security headers; `503` with a plain page
- * saying how to build when `html` is null (the pages were not built).
+ * Answers a built page with its data and the page security headers, with `status` (`200`, or
+ * `404` for the app's "Page not found"); `503` with a plain page saying how to build when `html`
+ * is null (the pages were not built).
  */
-export function sendPage(res: Response, html: string | null, data: PageData): void {
+export function sendPage(res: Response, html: string | null, data: PageData, status = 200): void {
   for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
   res.type('html');
   if (html === null) {
@@ -57,5 +58,5 @@ export function sendPage(res: Response, html: string | null, data: PageData): vo
       );
     return;
   }
-  res.status(200).send(withPageData(html, data));
+  res.status(status).send(withPageData(html, data));
 }

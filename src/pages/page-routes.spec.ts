@@ -1,4 +1,4 @@
-import { isSafeNextPath, pageRouteOf, signInUrlFor } from './page-routes';
+import { isPageSpacePath, isSafeNextPath, pageRouteOf, signInUrlFor } from './page-routes';
 
 describe('page routes', () => {
   it('names each page and whether it needs a session', () => {
@@ -22,6 +22,13 @@ describe('page routes', () => {
     ]) {
       expect(pageRouteOf(path)).toBeNull();
     }
+  });
+
+  it('sends unknown paths where pages live to the app (its "Page not found"), never REST ones', () => {
+    for (const path of ['/apps/a1', '/keys/x', '/nope', '/apis', '/healthz', '/api-docs'])
+      expect(isPageSpacePath(path)).toBe(true);
+    for (const path of ['/api', '/api/nope', '/api/apps/x', '/health', '/metrics', '/assets/x.js'])
+      expect(isPageSpacePath(path)).toBe(false);
   });
 
   it('sends sign-in on only to paths of this service', () => {

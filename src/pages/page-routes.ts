@@ -39,6 +39,18 @@ export function pageRouteOf(path: string): PageRoute | null {
   return ROUTES.find((r) => r.pattern.test(path))?.route ?? null;
 }
 
+/** Paths the service answers itself (REST, GraphQL, probes, assets): never a page. */
+const SERVICE_PATHS = /^\/(api|health|metrics|assets)(\/|$)/;
+
+/**
+ * Whether an unknown path lies where pages live (not under `/api`, `/health`, `/metrics` or
+ * `/assets`): a browser asking for it gets the single-page app, which shows its "Page not found"
+ * page (with a `404` status), while every other unknown path keeps the service's JSON `404`.
+ */
+export function isPageSpacePath(path: string): boolean {
+  return path.startsWith('/') && !SERVICE_PATHS.test(path);
+}
+
 /**
  * Whether `next` is a path of this service that sign-in may send the browser on to: a single
  * leading slash (never `//host` or `/\host`, which browsers read as another site), no scheme.

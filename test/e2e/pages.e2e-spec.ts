@@ -82,8 +82,9 @@ jest.setTimeout(120_000);
   afterEach(async () => {
     for (const context of contexts) await context.close();
     contexts = [];
-    expect(pageErrors).toEqual([]);
+    const errors = pageErrors;
     pageErrors = [];
+    expect(errors).toEqual([]);
   });
 
   /** A fresh browser (no cookies) on a laptop-sized screen, with clipboard access. */
@@ -107,7 +108,11 @@ jest.setTimeout(120_000);
     page.on('console', (message) => {
       // Chrome logs every refused request; the refusals these tests provoke (a wrong password,
       // a publish refused) are expected, anything else (a missing asset, a CSP refusal) is not.
-      const expected = /^Failed to load resource: .* status of 40[01] /.test(message.text());
+      // So is the 404 of the "Page not found" page itself (the document, not one of its assets).
+      const expected =
+        /^Failed to load resource: .* status of 40[01] /.test(message.text()) ||
+        (/^Failed to load resource: .* status of 404 /.test(message.text()) &&
+          message.location().url === page.url());
       if (message.type() === 'error' && !expected)
         pageErrors.push(`${page.url()}: ${message.text()}`);
     });
@@ -178,10 +183,97 @@ jest.setTimeout(120_000);
     expect(await page.evaluate(() => document.cookie)).toBe('');
     expect(await page.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0);
 
+    // A copy of the session cookie, taken before signing out, opens the builder REST…
+    const [cookie] = await page.context().cookies();
+    expect(cookie.name).toBe('tg_session');
+    const copied = { cookie: `${cookie.name}=${cookie.value}` };
+    expect((await run.http('GET', '/api/apps', { headers: copied })).status).toBe(200);
+
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('You are signed out.').waitFor();
     await page.goto('/keys');
     await page.waitForURL('**/sign-in?next=%2Fkeys');
+
+    // …and nothing once signed out: the service ended the session, not only the cookie.
+    const after = await run.http('GET', '/api/apps', { headers: copied });
+    expect(after.status).toBe(401);
+    const elsewhere = await newPage();
+    await elsewhere.context().addCookies([{ ...cookie }]);
+    await elsewhere.goto('/keys');
+    await elsewhere.waitForURL('**/sign-in?next=%2Fkeys');
+    await elsewhere.getByRole('heading', { name: 'Sign in to TableGraph' }).waitFor();
+  });
+
+  it('signs out every tab of the browser when one signs out', async () => {
+    const first = await newPage();
+    await first.goto('/sign-in');
+    await signIn(first, ADMIN);
+    await first.getByRole('heading', { name: 'Apps', level: 1 }).waitFor();
+    const second = await first.context().newPage();
+    await second.goto('/keys');
+    await second.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    // A GraphiQL test tab is a page of its own, and signs out as well.
+    const token = await run.adminToken();
+    const apis = (await run.http('GET', `/api/apps/${demoId}/apis`, { token })).body as {
+      id: string;
+      name: string;
+    }[];
+    const testTab = `/api/apps/${demoId}/apis/${apis.find((a) => a.name === 'orders')!.id}/test`;
+    const third = await first.context().newPage();
+    await third.goto(testTab);
+    await third.getByRole('heading', { name: /Test tab: orders/ }).waitFor();
+
+    // By keyboard: the sign-out button is reached with Tab and pressed with Enter.
+    await first.getByRole('button', { name: 'Sign out' }).focus();
+    await first.keyboard.press('Enter');
+    await first.getByText('You are signed out.').waitFor();
+    // The other tab goes to sign-in by itself, without a request of its own.
+    await second.waitForURL('**/sign-in');
+    await second.getByText('You are signed out.').waitFor();
+    await second.getByRole('heading', { name: 'Sign in to TableGraph' }).waitFor();
+    expect(await second.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
+    await third.waitForURL(`**/sign-in?next=${encodeURIComponent(testTab)}`);
+    await third.getByRole('heading', { name: 'Sign in to TableGraph' }).waitFor();
+    await look(second, '13-signed-out-in-another-tab');
+    // And it stays signed out: its next page asks to sign in.
+    await second.goto('/');
+    await second.waitForURL('**/sign-in');
+  });
+
+  it('shows the "Page not found" page for an unknown page URL, and JSON 404s under /api', async () => {
+    const page = await newPage();
+    await page.goto('/sign-in');
+    await signIn(page, ADMIN);
+    await page.getByRole('heading', { name: 'Apps', level: 1 }).waitFor();
+    const answer = await page.goto('/no/such/page');
+    expect(answer!.status()).toBe(404);
+    expect(answer!.headers()['content-type']).toMatch(/^text\/html/);
+    await page.getByRole('heading', { name: 'Page not found', level: 1 }).waitFor();
+    expect(await page.title()).toBe('Not found · TableGraph');
+    await page.getByText(`Signed in as ${ADMIN.email}`).waitFor();
+    await look(page, '14-page-not-found');
+    // The link home, by keyboard.
+    await page.getByRole('link', { name: 'Go to your apps' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Apps', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/');
+
+    // Without a session, the same page (its link then leads to sign-in).
+    const anonymous = await newPage();
+    expect((await anonymous.goto('/apps/x'))!.status()).toBe(404);
+    await anonymous.getByRole('heading', { name: 'Page not found', level: 1 }).waitFor();
+
+    // REST and API clients keep JSON.
+    for (const [path, accept] of [
+      ['/api/no-such-route', 'text/html'],
+      ['/api/no-such-route', 'application/json'],
+      ['/no/such/page', 'application/json'],
+    ]) {
+      const res = await run.http('GET', path, { headers: { accept } });
+      expect([path, accept, res.status]).toEqual([path, accept, 404]);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(res.body.statusCode).toBe(404);
+    }
   });
 
   it('lets an administrator create a key for one endpoint, copy it once, use it and revoke it', async () => {
@@ -436,7 +528,28 @@ jest.setTimeout(120_000);
     // Keys reach main, which does not have it until the working version is published.
     const before = await withKey(demoKey, '{ getLines(take: 2) { id quantity } }');
     expect(before.status).toBe(400);
+    // Publishing the working version asks first, with what goes live.
     await page.getByRole('button', { name: 'Publish working version' }).click();
+    const confirm = page.getByRole('dialog', {
+      name: 'Publish your working version of Demo store?',
+    });
+    await confirm.waitFor();
+    const live = confirm.getByRole('list').first();
+    await live.getByText('lines', { exact: true }).waitFor();
+    expect(await live.innerText()).toContain('lines (table order_lines): select; public: none');
+    expect(
+      await confirm
+        .getByRole('button', { name: 'Cancel' })
+        .evaluate((e) => e === document.activeElement),
+    ).toBe(true);
+    await look(page, '12a-editor-publish-version-confirmation');
+    // Cancelling (Escape) publishes nothing.
+    await page.keyboard.press('Escape');
+    await confirm.waitFor({ state: 'hidden' });
+    expect((await withKey(demoKey, '{ getLines(take: 2) { id quantity } }')).status).toBe(400);
+    await page.getByRole('button', { name: 'Publish working version' }).click();
+    await confirm.getByRole('button', { name: 'Publish now' }).click();
+    await confirm.waitFor({ state: 'hidden' });
     await page
       .getByRole('status')
       .getByText(/is now the main version of Demo store/)
@@ -470,6 +583,130 @@ jest.setTimeout(120_000);
     expect((await run.http('GET', `/api/apps/${demoId}/apis/nope/test`, { token })).status).toBe(
       404,
     );
+  });
+
+  it('asks before unsaved editor changes are lost: leaving, closing the tab, signing out', async () => {
+    const token = await run.adminToken();
+    const apis = (await run.http('GET', `/api/apps/${demoId}/apis`, { token })).body as {
+      id: string;
+      name: string;
+    }[];
+    const products = apis.find((a) => a.name === 'products')!;
+    const page = await newPage();
+    const editor = `/apps/${demoId}/apis/${products.id}`;
+    await page.goto(editor);
+    await signIn(page, BUILDER);
+    await page.getByRole('heading', { name: 'Table API “products”' }).waitFor();
+    // Nothing changed yet: leaving asks nothing.
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Table API “products”' }).waitFor();
+
+    await page.getByRole('switch', { name: 'Public select' }).check();
+    await page.getByRole('button', { name: 'Save changes' }).waitFor();
+    // A link inside the pages: a dialog, Stay keeps the change.
+    await page.getByRole('link', { name: 'API keys' }).click();
+    const leave = page.getByRole('dialog', { name: 'Leave without saving?' });
+    await leave.waitFor();
+    expect(
+      await leave
+        .getByRole('button', { name: 'Stay on this page' })
+        .evaluate((e) => e === document.activeElement),
+    ).toBe(true);
+    await look(page, '15-editor-leave-unsaved');
+    await page.keyboard.press('Enter');
+    await leave.waitFor({ state: 'hidden' });
+    expect(new URL(page.url()).pathname).toBe(editor);
+    expect(await page.getByRole('switch', { name: 'Public select' }).isChecked()).toBe(true);
+
+    // Closing the tab (or reloading, or leaving the site): the browser asks; dismissed, it stays.
+    const asked = new Promise<string>((resolve) =>
+      page.once('dialog', (dialog) => {
+        resolve(dialog.type());
+        void dialog.dismiss();
+      }),
+    );
+    await page.close({ runBeforeUnload: true });
+    expect(await asked).toBe('beforeunload');
+    expect(page.isClosed()).toBe(false);
+
+    // Signing out asks too.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    const signOut = page.getByRole('dialog', { name: 'Sign out without saving?' });
+    await signOut.getByRole('button', { name: 'Stay signed in' }).click();
+    await signOut.waitFor({ state: 'hidden' });
+    await page.getByText(`Signed in as ${BUILDER.email}`).waitFor();
+
+    // The browser's history (Forward, to the keys page seen before) asks as well; leaving
+    // drops the change.
+    await page.goForward();
+    await leave.waitFor();
+    await leave.getByRole('button', { name: 'Leave without saving' }).click();
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    const saved = await run.http('GET', `/api/apps/${demoId}/apis/${products.id}`, { token });
+    expect(saved.body.public.select).toBe(false);
+    // Saved changes leave without a question.
+    await page.goto(editor);
+    await page.getByRole('switch', { name: 'Public select' }).check();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').getByText('Saved in your working version.').waitFor();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Apps', exact: true })
+      .click();
+    await page.getByRole('heading', { name: 'Apps', level: 1 }).waitFor();
+  });
+
+  it("names each app's endpoint restriction apart, and fits the keys table on a phone", async () => {
+    const token = await run.adminToken();
+    const second = await run.http('POST', '/api/apps', {
+      token,
+      body: { name: 'Second shop', address: 'second-shop' },
+    });
+    expect(second.status).toBe(201);
+    const page = await newPage();
+    await page.goto('/keys');
+    await signIn(page, ADMIN);
+    await page.waitForURL('**/keys');
+    for (const app of ['Demo store', 'Second shop']) {
+      await page.getByRole('checkbox', { name: app, exact: true }).check();
+    }
+    const restrict = (app: string) =>
+      page.getByRole('checkbox', { name: `Restrict to specific endpoints of ${app}`, exact: true });
+    await restrict('Demo store').check();
+    await restrict('Second shop').check();
+    expect(
+      await page.getByRole('checkbox', { name: /^Restrict to specific endpoints/ }).count(),
+    ).toBe(2);
+    await page
+      .getByRole('group', { name: 'Endpoints of Second shop' })
+      .getByText('Second shop has no published Table APIs.')
+      .waitFor();
+    await look(page, '16-keys-two-apps-restricted');
+
+    // A phone, 375 px wide: the keys are cards, and nothing scrolls sideways.
+    await page.setViewportSize({ width: 375, height: 800 });
+    const demo = keyRow(page, 'demo');
+    await demo.getByText('Demo store: all endpoints').waitFor();
+    const widths = await page.evaluate(`(() => {
+      const table = document.querySelector('.table-scroll');
+      return {
+        page: document.documentElement.scrollWidth,
+        viewport: document.documentElement.clientWidth,
+        table: table.scrollWidth,
+        tableBox: table.clientWidth,
+      };
+    })()`);
+    expect(widths).toEqual({
+      page: 375,
+      viewport: 375,
+      table: (widths as { tableBox: number }).tableBox,
+      tableBox: expect.any(Number),
+    });
+    expect((await demo.boundingBox())!.width).toBeLessThanOrEqual(375);
+    await demo.getByRole('button', { name: 'Revoke demo' }).waitFor();
+    await look(page, '17-keys-phone');
   });
 });
 

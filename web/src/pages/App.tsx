@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Route, Routes, useLocation, useNavigate } from 'react-router';
 import { whenSignedOut } from '../shared/api';
+import { whenSignedOutElsewhere } from '../shared/session-channel';
 import type { Account } from '../shared/types';
 import { EditorPage } from './editor/EditorPage';
 import { HomePage } from './home/HomePage';
@@ -9,11 +10,13 @@ import { Layout } from './Layout';
 import { NotFoundPage } from './NotFoundPage';
 import { SessionContext } from './session';
 import { SignInPage } from './sign-in/SignInPage';
+import { UNGUARDED } from './unsaved-changes';
 
 /**
  * The pages (CONTRACT.md §10) and their URLs, which the service maps to this app
  * (`src/pages/page-routes.ts`): `/sign-in`, `/` (apps and their Table APIs), `/keys`,
- * `/apps/:appId/apis/new` and `/apps/:appId/apis/:apiId` (the Table API editor).
+ * `/apps/:appId/apis/new` and `/apps/:appId/apis/:apiId` (the Table API editor); any other URL
+ * shows "Page not found". Signing out in another tab of the browser signs this one out too.
  */
 export function App({ initialAccount }: { initialAccount: Account | null }) {
   const [account, setAccount] = useState(initialAccount);
@@ -25,10 +28,20 @@ export function App({ initialAccount }: { initialAccount: Account | null }) {
     // A request that finds the session gone (expired, signed out elsewhere) leads to sign-in.
     whenSignedOut(() => {
       setAccount(null);
-      navigate(`/sign-in?next=${encodeURIComponent(location.pathname)}`);
+      navigate(`/sign-in?next=${encodeURIComponent(location.pathname)}`, { state: UNGUARDED });
     });
     return () => whenSignedOut(null);
   }, [navigate, location.pathname]);
+
+  useEffect(
+    // Another tab signed this browser out (its session ended on the server): so is this one.
+    () =>
+      whenSignedOutElsewhere(() => {
+        setAccount(null);
+        navigate('/sign-in', { state: { ...UNGUARDED, signedOut: true } });
+      }),
+    [navigate],
+  );
 
   return (
     <SessionContext.Provider value={session}>

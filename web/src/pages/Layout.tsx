@@ -1,23 +1,38 @@
 import { useState } from 'react';
 import { Link, NavLink, Outlet, useNavigate } from 'react-router';
 import { describeError, post } from '../shared/api';
+import { ConfirmDialog } from '../shared/ConfirmDialog';
+import { announceSignedOut } from '../shared/session-channel';
 import { ErrorMessage } from '../shared/ui';
 import { useSession } from './session';
+import { hasUnsavedChanges, UNGUARDED } from './unsaved-changes';
 
 /**
  * The frame of every signed-in page: a skip link, the header with the navigation and the
- * signed-in account with its sign-out button (`POST /api/auth/logout`), and the page.
+ * signed-in account with its sign-out button, and the page. Signing out ends the session on the
+ * service (`POST /api/auth/logout`: a copy of the cookie is refused from then on), signs out the
+ * browser's other tabs (session-channel.ts), and asks first when the page holds unsaved changes.
  */
 export function Layout() {
   const { account, setAccount } = useSession();
   const navigate = useNavigate();
   const [error, setError] = useState<{ message: string; details: string[] } | null>(null);
 
+  const [confirming, setConfirming] = useState(false);
+
+  /** Ends the session on the service, tells the other tabs, and goes to sign-in. */
+  async function endSession() {
+    await post('/api/auth/logout');
+    announceSignedOut();
+    setAccount(null);
+    navigate('/sign-in', { state: { ...UNGUARDED, signedOut: true } });
+  }
+
+  /** Signs out, after asking when a page holds unsaved changes. */
   async function signOut() {
+    if (hasUnsavedChanges()) return setConfirming(true);
     try {
-      await post('/api/auth/logout');
-      setAccount(null);
-      navigate('/sign-in', { state: { signedOut: true } });
+      await endSession();
     } catch (e) {
       setError(describeError(e));
     }
@@ -62,6 +77,20 @@ export function Layout() {
         <ErrorMessage error={error} />
         <Outlet />
       </main>
+      {confirming && (
+        <ConfirmDialog
+          title="Sign out without saving?"
+          confirmLabel="Sign out without saving"
+          cancelLabel="Stay signed in"
+          onConfirm={async () => {
+            await endSession();
+            setConfirming(false);
+          }}
+          onClose={() => setConfirming(false)}
+        >
+          <p>This page has changes you have not saved. Signing out now loses them.</p>
+        </ConfirmDialog>
+      )}
     </>
   );
 }

@@ -24,7 +24,9 @@ import {
 } from './draft';
 import { allColumns, requiredColumnNames } from './fields-tree';
 import { FieldsTreeEditor } from './FieldsTreeEditor';
+import { PublishVersionDialog } from './PublishVersionDialog';
 import { TablePicker } from './TablePicker';
+import { UNGUARDED, useUnsavedChangesGuard } from '../unsaved-changes';
 
 /** Everything the editor needs from the service, loaded at once. */
 interface EditorData {
@@ -48,6 +50,8 @@ async function loadEditor(appId: string, apiId: string | undefined): Promise<Edi
 /**
  * The Table API editor (CONTRACT.md §3, §10) at `/apps/:appId/apis/new` and
  * `/apps/:appId/apis/:apiId`, working on the builder's working version through the builder REST.
+ * Leaving it with unsaved changes asks first; publishing the working version shows what goes live
+ * and asks to confirm.
  */
 export function EditorPage() {
   const { appId = '', apiId } = useParams();
@@ -84,6 +88,10 @@ function EditorForm({ data }: { data: EditorData }) {
   const writing = draft.actions.insert || draft.actions.update;
   const required = table && writing ? requiredColumnNames(table) : [];
   const dirty = !saved || !sameDraft(draftOf(saved), draft);
+  // What leaving would lose: a new API once anything is chosen, a saved one once it differs.
+  const unsaved = saved ? dirty : !sameDraft(NEW_DRAFT, draft);
+  const guard = useUnsavedChangesGuard(unsaved, 'your changes to this Table API');
+  const [confirmingPublish, setConfirmingPublish] = useState(false);
   const base = draft.name ? draft.name.charAt(0).toUpperCase() + draft.name.slice(1) : '<Name>';
   const appPath = `/api/apps/${seg(app.id)}`;
 
@@ -110,7 +118,10 @@ function EditorForm({ data }: { data: EditorData }) {
         });
         navigate(`/apps/${seg(app.id)}/apis/${seg(created.id)}`, {
           replace: true,
-          state: { notice: `Saved “${created.name}” as a draft in your working version.` },
+          state: {
+            ...UNGUARDED,
+            notice: `Saved “${created.name}” as a draft in your working version.`,
+          },
         });
         return created;
       }
@@ -150,19 +161,13 @@ function EditorForm({ data }: { data: EditorData }) {
     }
   }
 
-  /** Makes the builder's working version the app's main version. */
-  async function publishVersion() {
-    start();
-    try {
-      const { revision } = await post<{ revision: number }>(`${appPath}/versions/publish`);
-      setNotice(
-        `Your working version is now the main version of ${app.name} (revision ${revision}). API keys, app users and anonymous callers reach it from their next request.`,
-      );
-    } catch (e) {
-      setError(describeError(e));
-    } finally {
-      setBusy(false);
-    }
+  /** After the confirmed publication of the working version (PublishVersionDialog). */
+  function versionPublished(revision: number) {
+    setConfirmingPublish(false);
+    setError(null);
+    setNotice(
+      `Your working version is now the main version of ${app.name} (revision ${revision}). API keys, app users and anonymous callers reach it from their next request.`,
+    );
   }
 
   function chooseTable(name: string) {
@@ -295,12 +300,21 @@ function EditorForm({ data }: { data: EditorData }) {
             type="button"
             className="button button--secondary"
             disabled={busy}
-            onClick={publishVersion}
+            onClick={() => setConfirmingPublish(true)}
           >
             Publish working version
           </button>
         </section>
       )}
+      {confirmingPublish && (
+        <PublishVersionDialog
+          app={app}
+          unsaved={dirty}
+          onPublished={versionPublished}
+          onClose={() => setConfirmingPublish(false)}
+        />
+      )}
+      {guard}
     </>
   );
 }

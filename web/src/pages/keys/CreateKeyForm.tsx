@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { describeError, post } from '../../shared/api';
 import type { App, CreatedApiKey, ScopeEntry, TableApi } from '../../shared/types';
-import { ErrorMessage } from '../../shared/ui';
+import { ErrorMessage, VisuallyHidden } from '../../shared/ui';
 
 /** An app a key may be scoped to, with its published Table APIs (what a key can reach). */
 export interface ScopableApp {
@@ -41,7 +41,8 @@ function scopeOf(picks: Map<string, Pick>): ScopeEntry[] {
 /**
  * Creates a key (CONTRACT.md §5 `POST /api/admin/api-keys`): a name, the apps ticked (ticking an
  * app grants all its endpoints), and per app "Restrict to specific endpoints" among its published
- * Table APIs; optionally a rate limit and an expiry.
+ * Table APIs (the box is named "… of <app>", so each app's is told apart); optionally a rate
+ * limit and an expiry.
  */
 export function CreateKeyForm({
   apps,
@@ -143,7 +144,9 @@ export function CreateKeyForm({
                       checked={pick.restrict}
                       onChange={(e) => change(app.id, { ...pick, restrict: e.target.checked })}
                     />
-                    <label htmlFor={`${appBox}-restrict`}>Restrict to specific endpoints</label>
+                    <label htmlFor={`${appBox}-restrict`}>
+                      Restrict to specific endpoints<VisuallyHidden> of {app.name}</VisuallyHidden>
+                    </label>
                   </div>
                   {pick.restrict && (
                     <fieldset className="fieldset nested">

@@ -5,7 +5,9 @@ import { formatWhen, keyState, Names, scopeInWords } from './key-words';
 /**
  * Every key (CONTRACT.md §5 `GET /api/admin/api-keys`): name, prefix (never the key), scope in
  * words, state, last use ("never" until used), rate limit and expiry. Active keys have a Revoke
- * button; revoked ones stay listed, marked revoked, with no way back.
+ * button; revoked ones stay listed, marked revoked, with no way back. On a narrow screen (a phone)
+ * each key is a card of labelled lines instead of a row (`.table--cards`), so nothing scrolls
+ * sideways.
  */
 export function KeyTable({
   keys,
@@ -19,7 +21,7 @@ export function KeyTable({
   if (keys.length === 0) return <p>No keys yet.</p>;
   return (
     <div className="table-scroll">
-      <table className="table">
+      <table className="table table--cards">
         <caption className="visually-hidden">API keys, newest first</caption>
         <thead>
           <tr>
@@ -41,22 +43,24 @@ export function KeyTable({
             return (
               <tr key={key.id} className={state === 'Revoked' ? 'row--revoked' : undefined}>
                 <th scope="row">{key.name}</th>
-                <td>
+                <td data-label="Prefix">
                   <code>{key.prefix}…</code>
                 </td>
-                <td>
+                <td data-label="Scope">
                   <ul className="plain">
                     {scopeInWords(key.scope, names).map((line) => (
                       <li key={line}>{line}</li>
                     ))}
                   </ul>
                 </td>
-                <td>
+                <td data-label="Status">
                   <span className={`badge badge--${state.toLowerCase()}`}>{state}</span>
                 </td>
-                <td>{formatWhen(key.lastUsedAt, 'never')}</td>
-                <td>{key.rateLimitPerMinute.toLocaleString('en')} / minute</td>
-                <td>{formatWhen(key.expiresAt, 'never')}</td>
+                <td data-label="Last used">{formatWhen(key.lastUsedAt, 'never')}</td>
+                <td data-label="Rate limit">
+                  {key.rateLimitPerMinute.toLocaleString('en')} / minute
+                </td>
+                <td data-label="Expires">{formatWhen(key.expiresAt, 'never')}</td>
                 <td>
                   {key.status === 'active' ? (
                     <button
