@@ -585,6 +585,53 @@ jest.setTimeout(120_000);
     );
   });
 
+  it('saves a Table API whose middle levels hold only navigation fields, and serves it', async () => {
+    const page = await newPage();
+    await page.goto('/sign-in');
+    await signIn(page, BUILDER);
+    await page.getByRole('link', { name: 'New Table API in Demo store' }).click();
+    await page.getByRole('heading', { name: 'New Table API' }).waitFor();
+    await page.getByLabel('Search tables').fill('customers');
+    await page.locator('#table-choices[aria-busy="false"]').waitFor();
+    await page.locator('#table-choices').getByRole('radio', { name: 'customers' }).check();
+    await page.getByLabel('API name').fill('buyers');
+    // customers › orders › order_lines › product, with only the product's name ticked.
+    await page.getByRole('button', { name: 'Show fields of orders', exact: true }).click();
+    await page
+      .getByRole('button', { name: 'Show fields of orders › order_lines', exact: true })
+      .click();
+    await page
+      .getByRole('button', { name: 'Show fields of orders › order_lines › product', exact: true })
+      .click();
+    await page
+      .getByRole('list', { name: 'Fields of orders › order_lines › product', exact: true })
+      .getByRole('checkbox', { name: 'name', exact: true })
+      .check();
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await page.getByRole('status').getByText('Saved “buyers” as a draft').waitFor();
+    const [, , appId, , apiId] = new URL(page.url()).pathname.split('/');
+    const token = (await run.http('POST', '/api/auth/login', { body: BUILDER })).body
+      .token as string;
+    const saved = await run.http('GET', `/api/apps/${appId}/apis/${apiId}`, { token });
+    expect(saved.body.fields).toMatchObject({
+      orders: { order_lines: { product: { name: true } } },
+    });
+    expect(Object.keys(saved.body.fields.orders)).toEqual(['order_lines']);
+    expect(Object.keys(saved.body.fields.orders.order_lines)).toEqual(['product']);
+    const served = await run.http('POST', '/api/graphql/demo', {
+      token,
+      body: {
+        query:
+          '{ getBuyers(take: 1) { orders(order: [{order_lines: {count: DESC}}]) { order_lines { product { name } } } } }',
+      },
+    });
+    expect(served.status).toBe(200);
+    expect(served.body.errors).toBeUndefined();
+    expect(served.body.data.getBuyers[0].orders[0].order_lines[0].product.name).toEqual(
+      expect.any(String),
+    );
+  });
+
   it('asks before unsaved editor changes are lost: leaving, closing the tab, signing out', async () => {
     const token = await run.adminToken();
     const apis = (await run.http('GET', `/api/apps/${demoId}/apis`, { token })).body as {
