@@ -13,17 +13,21 @@ interface SessionMessage {
   type: 'signed-out';
 }
 
-/** A channel, or null in a browser without `BroadcastChannel`. */
-function open(): BroadcastChannel | null {
-  return typeof BroadcastChannel === 'function' ? new BroadcastChannel(CHANNEL) : null;
+/**
+ * This tab's one channel, made on first use, or null in a browser without `BroadcastChannel`.
+ * Sending and listening on the same object: a channel never hears its own messages, so the tab
+ * that signs out is not told so a second time.
+ */
+let channel: BroadcastChannel | null | undefined;
+function tabChannel(): BroadcastChannel | null {
+  if (channel === undefined)
+    channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(CHANNEL) : null;
+  return channel;
 }
 
 /** Tells the other tabs that this browser signed out. */
 export function announceSignedOut(): void {
-  const channel = open();
-  if (!channel) return;
-  channel.postMessage({ type: 'signed-out' } satisfies SessionMessage);
-  channel.close();
+  tabChannel()?.postMessage({ type: 'signed-out' } satisfies SessionMessage);
 }
 
 /**
@@ -31,10 +35,11 @@ export function announceSignedOut(): void {
  * @returns what stops listening.
  */
 export function whenSignedOutElsewhere(handler: () => void): () => void {
-  const channel = open();
-  if (!channel) return () => {};
-  channel.onmessage = (event: MessageEvent<SessionMessage>) => {
+  const listening = tabChannel();
+  if (!listening) return () => {};
+  const onMessage = (event: MessageEvent<SessionMessage>) => {
     if (event.data?.type === 'signed-out') handler();
   };
-  return () => channel.close();
+  listening.addEventListener('message', onMessage);
+  return () => listening.removeEventListener('message', onMessage);
 }
