@@ -219,8 +219,8 @@ export class DataModelService {
   /**
    * Adds an introspected table to the model, or refreshes the model table of the same database
    * table: new columns appear, dropped ones go, a kept column keeps its app enum; everything read
-   * from the catalog (types, database enum values, table and column comments, the statistics
-   * `estimatedRows` and foreign keys' `fanOut`) is replaced by what the database says now, so a
+   * from the catalog (types, database enum values, table and column comments, unique keys, the
+   * statistics `estimatedRows` and foreign keys' `fanOut`) is replaced by what the database says now, so a
    * comment removed there goes here too. A declared key replaces a
    * chosen one; without one, a chosen key stays while all its columns exist.
    */
@@ -242,6 +242,8 @@ export class DataModelService {
       existing.columns = t.columns.map((c) => ({ ...c, enum: enums.get(c.name) ?? null }));
       existing.primaryKey = keepChosen ? existing.primaryKey : t.primaryKey;
       existing.foreignKeys = t.foreignKeys;
+      if (t.uniqueKeys) existing.uniqueKeys = t.uniqueKeys;
+      else delete existing.uniqueKeys;
       if (t.comment) existing.comment = t.comment;
       else delete existing.comment;
       if (t.estimatedRows !== undefined) existing.estimatedRows = t.estimatedRows;

@@ -102,7 +102,11 @@ function inRequestTransaction(
 /** Description of a draft API's operations in a builder's schema (CONTRACT.md §6). */
 export const DRAFT_DESCRIPTION = 'RASCUNHO';
 
-type RootField = GraphQLFieldConfig<unknown, GatewayContext> & { action: ApiAction };
+type RootField = GraphQLFieldConfig<unknown, GatewayContext> & {
+  action: ApiAction;
+  /** Whether anonymous callers may call it (`OperationKind.isPublic`, else the action's switch). */
+  isPublic: boolean;
+};
 
 interface ApiTypes {
   api: TableApiDefinition;
@@ -586,9 +590,10 @@ export class VersionTypes {
       const ctx: OperationContext = { node, types: factory, capabilities: can, tables: def.tables };
       // Each kind the API offers adds its root field, in the kinds' order (operations/index.ts).
       for (const kind of OPERATION_KINDS) {
-        if (!kind.offered(api, node)) continue;
+        if (!kind.offered(api, node, can)) continue;
         const into = kind.root === 'query' ? queries : mutations;
-        into[kind.rootFieldName(base)] = { action: kind.action, ...kind.field(ctx) };
+        const isPublic = kind.isPublic?.(api) ?? api.public[kind.action] === true;
+        into[kind.rootFieldName(base)] = { action: kind.action, isPublic, ...kind.field(ctx) };
       }
       this.apis.push({ api, datasourceId: node.table.datasourceId, queries, mutations });
     }
@@ -607,12 +612,12 @@ export class VersionTypes {
         [query, queries],
         [mutation, mutations],
       ] as const) {
-        for (const [name, { action, ...field }] of Object.entries(fields)) {
+        for (const [name, { action, isPublic, ...field }] of Object.entries(fields)) {
           const facts = {
             apiId: api.id,
             action,
             published: api.status === 'published',
-            public: api.public[action] === true,
+            public: isPublic,
           };
           if (!audience.includes(facts)) continue;
           into[name] = {
@@ -626,7 +631,7 @@ export class VersionTypes {
           rootFields.set(name, {
             apiId: api.id,
             action,
-            public: api.public[action] === true,
+            public: isPublic,
             datasourceId,
           });
         }

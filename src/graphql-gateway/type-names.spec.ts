@@ -440,6 +440,8 @@ describe('root names (CONTRACT.md §6)', () => {
       'addManyAlbums',
       'updateManyAlbums',
       'deleteManyAlbums',
+      'upsertAlbums',
+      'upsertManyAlbums',
     ]);
     expect(String(query.getAlbums.type)).toBe('[Albums!]!');
     expect(query.getAlbums.args.map((a) => `${a.name}: ${String(a.type)}`)).toEqual([

@@ -242,6 +242,28 @@ export interface IntrospectedTable {
    * "Limits"). Refreshed when the table is imported again.
    */
   estimatedRows?: number;
+  /**
+   * The table's unique keys besides the primary key, as the catalog declares them (a UNIQUE
+   * constraint or a unique index), in catalog order: PostgreSQL `pg_index.indisunique`, MySQL/
+   * MariaDB `information_schema.STATISTICS.NON_UNIQUE = 0`, SQLite `pragma_index_list` `unique`.
+   * `upsert<Base>` offers the plain ones as conflict targets (README "Writing rows"). Absent in
+   * definitions saved before unique keys were read (and on SQL Server, which does not read them
+   * yet): the primary key is then the only target, until the table is imported again.
+   */
+  uniqueKeys?: UniqueKey[];
+}
+
+/**
+ * A unique key of a table other than its primary key. `partial` marks one that is no plain
+ * column set: a PostgreSQL or SQLite partial or expression index, a deferrable PostgreSQL
+ * constraint, a MySQL prefix or functional index. Such a key is never an upsert target (ON
+ * CONFLICT needs its predicate or expression; PostgreSQL docs, "INSERT", "ON CONFLICT Clause":
+ * deferrable constraints are not arbiters), but MySQL's ON DUPLICATE KEY still matches it.
+ */
+export interface UniqueKey {
+  /** Its columns in key order (only those that are plain columns of a `partial` key). */
+  columns: string[];
+  partial?: true;
 }
 
 /**
@@ -541,6 +563,42 @@ export interface InsertManyPlan {
   kinds?: Readonly<Record<string, ColumnKind>>;
 }
 
+/**
+ * An insert-or-update of several rows in one statement (`upsert<Base>`/`upsertMany<Base>`, README
+ * "Writing rows"): every row gives a value for each of `columns`, in that order; a row whose `key`
+ * (the primary key or a plain unique key, all of its columns in `columns`) matches an existing row
+ * updates that row's `update` columns from the sent row instead, when the existing row satisfies
+ * `when` and `scope`; with `update: []` it leaves the existing row as it is. No two rows share a
+ * key (the caller refuses them before SQL: PostgreSQL refuses a statement that affects a row
+ * twice, SQLSTATE 21000). `returning` lists columns of the inserted or updated rows to read back,
+ * with {@link UPSERT_INSERTED} beside them on the databases that tell an insert from an update
+ * (PostgreSQL `xmax = 0`, SQL Server `$action`). MySQL/MariaDB's ON DUPLICATE KEY UPDATE can
+ * neither filter the existing row nor return: its compiler takes `when` and `scope` only as
+ * {@link ALL_ROWS} and `returning` only as `[]` (the caller reads the rows under lock first).
+ */
+export interface UpsertPlan {
+  table: TableRef;
+  columns: string[];
+  rows: unknown[][];
+  key: string[];
+  update: string[];
+  /** A condition on the existing row; {@link ALL_ROWS} for none. */
+  when: Condition;
+  /**
+   * The rows the caller may update (its row rules, CONTRACT.md §4), ANDed with `when`. Required,
+   * so a path that forgot the caller's rule does not compile; {@link ALL_ROWS} when none bounds it.
+   */
+  scope: Condition;
+  returning: string[];
+  kinds?: Readonly<Record<string, ColumnKind>>;
+}
+
+/**
+ * The column an upsert's returned rows carry beside `returning` on the databases that tell an
+ * insert from an update in the statement: true (or 1) for an inserted row.
+ */
+export const UPSERT_INSERTED = '__tg_inserted';
+
 /** An UPDATE of the rows matching `where` (a primary key); reads `returning` back. */
 export interface UpdatePlan {
   table: TableRef;
@@ -702,6 +760,13 @@ export interface Capabilities {
   insertReturning: boolean;
   /** `UPDATE … RETURNING`/`OUTPUT`; else the row is read back by its key after the UPDATE. */
   updateReturning: boolean;
+  /**
+   * An upsert conflicts on every unique key of the table, not on one chosen key (MySQL/MariaDB
+   * `ON DUPLICATE KEY UPDATE`: "If more than one unique index is matched, only the first is
+   * updated", MariaDB docs): `upsert<Base>` is offered only for a table with one unique key set.
+   * Absent: false.
+   */
+  upsertMatchesAnyKey?: boolean;
 }
 
 /**
@@ -748,6 +813,22 @@ export interface Dialect {
   compileInsertMany(plan: InsertManyPlan): CompiledQuery;
   compileUpdate(plan: UpdatePlan): CompiledQuery;
   compileDelete(plan: DeletePlan): CompiledQuery;
+  /**
+   * {@link UpsertPlan}: PostgreSQL and SQLite `INSERT … ON CONFLICT (<key>) DO UPDATE SET c =
+   * EXCLUDED.c WHERE <when> AND <scope> RETURNING …` (`DO NOTHING` for no column); MySQL/MariaDB
+   * `INSERT … ON DUPLICATE KEY UPDATE c = VALUES(c)`; SQL Server `MERGE … WITH (HOLDLOCK)` with
+   * `OUTPUT $action, INSERTED.… INTO` a table variable, then a SELECT of it. The caller keeps the
+   * rows × columns within the bound-parameter limit.
+   * @throws Error on MySQL/MariaDB for a `when`, `scope` or `returning` it cannot express.
+   */
+  compileUpsert(plan: UpsertPlan): CompiledQuery;
+  /**
+   * {@link compileSelect} of every matching row (no page), locking them for the transaction's
+   * writes: `… FOR UPDATE` (PostgreSQL, MySQL/MariaDB), `WITH (UPDLOCK, HOLDLOCK)` (SQL Server);
+   * SQLite's plain SELECT, its write transaction (`BEGIN IMMEDIATE`) already excluding every
+   * other writer.
+   */
+  compileSelectForUpdate(plan: SelectPlan): CompiledQuery;
   /**
    * The refusal a driver error stands for (duplicate key, row with dependents, empty required
    * field, value too long), or null when it is none of those (then it is an internal error).

@@ -10,6 +10,7 @@ import {
   POSTGRES_LIST_TABLES_SQL,
   POSTGRES_ROW_ESTIMATES_SQL,
   POSTGRES_RELATIONS_SQL,
+  POSTGRES_UNIQUE_KEYS_SQL,
   postgresArrayElement,
 } from '../postgres/introspection';
 import { PostgresDialect } from '../postgres/dialect';
@@ -342,8 +343,9 @@ describe('golden introspection SQL: comments and enum types (issue 11, item 4)',
     const [table] = await DIALECTS.postgres.introspect(pool, [
       { schema: 'public', name: 'people' },
     ]);
-    expect(pool.queries).toHaveLength(6);
-    const [, relations, , details, estimates, statistics] = pool.queries;
+    expect(pool.queries).toHaveLength(7);
+    const [, relations, , details, estimates, statistics, uniques] = pool.queries;
+    expect(uniques.sql).toBe(POSTGRES_UNIQUE_KEYS_SQL);
     expect(estimates.sql).toBe(POSTGRES_ROW_ESTIMATES_SQL);
     expect(statistics.sql).toBe(POSTGRES_COLUMN_STATISTICS_SQL);
     expect(statistics.params).toEqual([['public'], ['people']]);

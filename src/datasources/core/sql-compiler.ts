@@ -19,6 +19,7 @@ import type {
   SelectPlan,
   TableRef,
   UpdatePlan,
+  UpsertPlan,
 } from './dialect';
 
 const COMPARE_SQL = { eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
@@ -414,8 +415,71 @@ export abstract class SqlCompiler {
     );
   }
 
+  /**
+   * `INSERT INTO t (<columns>) VALUES (…), (…) ON CONFLICT (<key>) DO UPDATE SET c = EXCLUDED.c
+   * WHERE <when> AND <scope> RETURNING …` (PostgreSQL docs, "INSERT", "ON CONFLICT Clause"; SQLite
+   * "UPSERT"), or `DO NOTHING` when `update` is empty. In `SET` and `WHERE` the existing row is
+   * the table's exposed name, the sent one `EXCLUDED`; the WHERE's columns are qualified by the
+   * table's name, so a row rule's subquery correlates with the existing row. Rows whose existing
+   * row fails the WHERE are neither changed nor returned. {@link upsertStatus} adds whether a
+   * returned row was inserted.
+   */
+  compileUpsert(plan: UpsertPlan): CompiledQuery {
+    const params = this.parameters();
+    const values = this.valuesLists(plan, params);
+    const columns = plan.columns.map((c) => this.quote(c)).join(', ');
+    const key = plan.key.map((c) => this.quote(c)).join(', ');
+    let action = 'DO NOTHING';
+    if (plan.update.length > 0) {
+      const set = plan.update.map((c) => `${this.quote(c)} = EXCLUDED.${this.quote(c)}`);
+      action = `DO UPDATE SET ${set.join(', ')}${this.existingRowFilter(plan, params, ' WHERE ')}`;
+    }
+    const status = this.upsertStatus();
+    const returning =
+      plan.returning.length > 0
+        ? `${this.returning(plan.returning, plan.kinds)}${status ? `, ${status}` : ''}`
+        : '';
+    return params.query(
+      `INSERT INTO ${this.tableName(plan.table)} (${columns}) VALUES ${values} ON CONFLICT (${key}) ${action}${returning}`,
+    );
+  }
+
+  /**
+   * `<lead><when> AND <scope>` on the existing row of an upsert, its columns qualified by the
+   * table's exposed name (`alias` when given), or '' when both admit every row.
+   */
+  protected existingRowFilter(
+    plan: Pick<UpsertPlan, 'when' | 'scope' | 'table'>,
+    params: ParamList,
+    lead: string,
+    alias?: string,
+  ): string {
+    const filter = this.filterOf({ where: plan.when, scope: plan.scope });
+    if (isTrue(filter)) return '';
+    const self = alias ?? this.quote(plan.table.name);
+    return `${lead}${this.condition(filter, params, { prefix: `${self}.`, self, depth: 0 })}`;
+  }
+
+  /**
+   * The RETURNING item telling an inserted row from an updated one, named `__tg_inserted` (`UPSERT_INSERTED`),
+   * or null where the statement cannot tell (SQLite: the caller reads the existing keys first,
+   * inside its write transaction).
+   */
+  protected upsertStatus(): string | null {
+    return null;
+  }
+
+  /** {@link Dialect.compileSelectForUpdate}: the SELECT of every matching row, `FOR UPDATE`. */
+  compileSelectForUpdate(plan: SelectPlan): CompiledQuery {
+    const query = this.compileSelect({ ...plan, take: null, skip: 0, partition: undefined });
+    return { ...query, sql: `${query.sql} FOR UPDATE` };
+  }
+
   /** `(?, ?), (?, ?)`: each row's values bound in column order, through {@link writeItem}. */
-  protected valuesLists(plan: InsertManyPlan, params: ParamList): string {
+  protected valuesLists(
+    plan: Pick<InsertManyPlan, 'columns' | 'rows' | 'kinds'>,
+    params: ParamList,
+  ): string {
     return plan.rows
       .map(
         (row) =>

@@ -8,7 +8,9 @@ import type {
   InsertPlan,
   SelectPlan,
   UpdatePlan,
+  UpsertPlan,
 } from '../core/dialect';
+import { UPSERT_INSERTED } from '../core/dialect';
 import { ParamList, SqlCompiler } from '../core/sql-compiler';
 
 /** `[name]`, with `]` doubled (SQL Server docs, "Database identifiers", delimited identifiers). */
@@ -185,6 +187,60 @@ export abstract class MssqlCompiler extends SqlCompiler {
       sql: `UPDATE ${this.tableName(plan.table)} SET ${set}${output}${where}`,
       params: params.values,
     };
+  }
+
+  /**
+   * `MERGE INTO t WITH (HOLDLOCK) USING (VALUES …) AS [__tg_s] (<columns>) ON <key> WHEN MATCHED
+   * AND <when> AND <scope> THEN UPDATE SET … WHEN NOT MATCHED BY TARGET THEN INSERT … OUTPUT
+   * $action, INSERTED.… INTO @tg_upsert`, then `SELECT … FROM @tg_upsert`, in one batch.
+   * HOLDLOCK (SERIALIZABLE on the target) keeps two MERGEs of the same new key from both inserting
+   * (Microsoft docs, "MERGE": "a race condition … use the HOLDLOCK hint"); OUTPUT goes INTO a table
+   * variable because OUTPUT without INTO fails on a table with an enabled trigger (Microsoft docs,
+   * "OUTPUT clause"). The variable's columns are `SQL_VARIANT`, which holds any key type (keys
+   * are never `(max)` types, which SQL Server cannot index). {@link UPSERT_INSERTED} is 1 for
+   * `INSERT`. No matched clause when `update` is empty.
+   */
+  override compileUpsert(plan: UpsertPlan): CompiledQuery {
+    const params = this.parameters();
+    const source = this.quote('__tg_s');
+    const self = this.quote(plan.table.name);
+    const values = this.valuesLists(plan, params);
+    const columns = plan.columns.map((c) => this.quote(c));
+    const on = plan.key.map((c) => `${self}.${this.quote(c)} = ${source}.${this.quote(c)}`);
+    let matched = '';
+    if (plan.update.length > 0) {
+      const filter = this.existingRowFilter(plan, params, ' AND ');
+      const set = plan.update.map((c) => `${this.quote(c)} = ${source}.${this.quote(c)}`);
+      matched = ` WHEN MATCHED${filter} THEN UPDATE SET ${set.join(', ')}`;
+    }
+    const inserted = columns.map((c) => `${source}.${c}`).join(', ');
+    const variable = '@tg_upsert';
+    const action = this.quote('__tg_action');
+    const read = plan.returning.map((c) => this.quote(c));
+    const declare = [`${action} NVARCHAR(10)`, ...read.map((c) => `${c} SQL_VARIANT`)];
+    const output = [`$action`, ...read.map((c) => `INSERTED.${c}`)];
+    const select = [
+      ...plan.returning.map((c) => this.selectItem(c, plan.kinds?.[c])),
+      `CASE WHEN ${action} = N'INSERT' THEN 1 ELSE 0 END AS ${this.quote(UPSERT_INSERTED)}`,
+    ];
+    return params.query(
+      `DECLARE ${variable} TABLE (${declare.join(', ')}); ` +
+        `MERGE INTO ${this.tableName(plan.table)} WITH (HOLDLOCK) USING (VALUES ${values}) AS ${source} (${columns.join(', ')}) ON ${on.join(' AND ')}` +
+        `${matched} WHEN NOT MATCHED BY TARGET THEN INSERT (${columns.join(', ')}) VALUES (${inserted})` +
+        ` OUTPUT ${output.join(', ')} INTO ${variable} (${[action, ...read].join(', ')}); ` +
+        `SELECT ${select.join(', ')} FROM ${variable}`,
+    );
+  }
+
+  /**
+   * The SELECT of every matching row under `WITH (UPDLOCK, HOLDLOCK)` (Microsoft docs, "Table
+   * hints"): the rows read, and the key range where none was found, stay locked until the
+   * transaction ends.
+   */
+  override compileSelectForUpdate(plan: SelectPlan): CompiledQuery {
+    const query = this.compileSelect({ ...plan, take: null, skip: 0, partition: undefined });
+    const from = `FROM ${this.tableName(plan.table)}`;
+    return { ...query, sql: query.sql.replace(from, `${from} WITH (UPDLOCK, HOLDLOCK)`) };
   }
 
   private readItem(expression: string, column: string, kind: ColumnKind | undefined): string {

@@ -4,6 +4,7 @@ import type {
   DateBucket,
   InsertPlan,
   UpdatePlan,
+  UpsertPlan,
 } from '../core/dialect';
 import { escapeLike, ParamList, SqlCompiler } from '../core/sql-compiler';
 
@@ -105,6 +106,31 @@ export abstract class MysqlCompiler extends SqlCompiler {
   /** `UPDATE … SET … WHERE`, never RETURNING (neither MySQL nor MariaDB has UPDATE … RETURNING). */
   override compileUpdate(plan: UpdatePlan): CompiledQuery {
     return super.compileUpdate({ ...plan, returning: [] });
+  }
+
+  /**
+   * `INSERT … VALUES (…), (…) ON DUPLICATE KEY UPDATE c = VALUES(c)` (MySQL "INSERT … ON DUPLICATE
+   * KEY UPDATE Statement"; `VALUES()` is deprecated from MySQL 8.0.20 but still works, and is
+   * MariaDB's only form). It matches a duplicate on ANY unique key of the table, so the gateway
+   * offers it only for a table with one unique key set (`Capabilities.upsertMatchesAnyKey`). It
+   * can neither filter the existing row nor return rows: the gateway reads the existing rows
+   * under lock first ({@link compileSelectForUpdate}) and sends here only rows to update. With no
+   * column to update the statement is a plain INSERT.
+   * @throws Error for a `when`, `scope` or `returning` the statement cannot express.
+   */
+  override compileUpsert(plan: UpsertPlan): CompiledQuery {
+    const everyRow = (c: typeof plan.when) => c.kind === 'and' && c.items.length === 0;
+    if (!everyRow(plan.when) || !everyRow(plan.scope) || plan.returning.length > 0) {
+      throw new Error('MySQL upserts filter and read the existing rows before the statement');
+    }
+    const params = this.parameters();
+    const values = this.valuesLists(plan, params);
+    const columns = plan.columns.map((c) => this.quote(c)).join(', ');
+    const set = plan.update.map((c) => `${this.quote(c)} = VALUES(${this.quote(c)})`).join(', ');
+    const update = set ? ` ON DUPLICATE KEY UPDATE ${set}` : '';
+    return params.query(
+      `INSERT INTO ${this.tableName(plan.table)} (${columns}) VALUES ${values}${update}`,
+    );
   }
 
   /**

@@ -573,11 +573,19 @@ describe('MysqlDialect capabilities', () => {
     ['5.7.44-log', false],
     ['', false],
   ])('%s: insertReturning %s, updateReturning never', (version, insertReturning) => {
-    expect(my.capabilities(version)).toEqual({ insertReturning, updateReturning: false });
+    expect(my.capabilities(version)).toEqual({
+      insertReturning,
+      updateReturning: false,
+      upsertMatchesAnyKey: true,
+    });
   });
 
   it('an unknown version is treated as MySQL', () => {
-    expect(my.capabilities(null)).toEqual({ insertReturning: false, updateReturning: false });
+    expect(my.capabilities(null)).toEqual({
+      insertReturning: false,
+      updateReturning: false,
+      upsertMatchesAnyKey: true,
+    });
   });
 });
 

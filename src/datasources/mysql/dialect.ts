@@ -60,6 +60,8 @@ export class MysqlDialect extends MysqlCompiler implements Dialect {
     return {
       insertReturning: mariadb && versionAtLeast(serverVersion ?? '', 10, 5),
       updateReturning: false,
+      // ON DUPLICATE KEY UPDATE conflicts on every unique key of the table (MySQL and MariaDB).
+      upsertMatchesAnyKey: true,
     };
   }
 

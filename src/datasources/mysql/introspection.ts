@@ -9,6 +9,7 @@ import type {
   SqlPool,
   StatementRunner,
   TableRef,
+  UniqueKey,
 } from '../core/dialect';
 import { identityKey, STORE_FINGERPRINT } from '../own-store';
 
@@ -350,6 +351,7 @@ export async function introspectMysql(
   const comments = new Map<string, string>();
   const estimates = new Map<string, number>();
   const cardinalities = new Map<string, unknown>();
+  const uniques = new Map<string, UniqueKey[]>();
   const id = (schema: string, table: string) => `${schema}\u0000${table}`;
   for (const [schema, names] of bySchema) {
     for (let i = 0; i < names.length; i += INTROSPECT_BATCH) {
@@ -405,6 +407,13 @@ export async function introspectMysql(
         const rows = view ? undefined : rowStatistic(r.table_rows);
         if (rows !== undefined) estimates.set(k, rows);
       }
+      const uniqueRows = await pool.run({
+        sql: mysqlUniqueKeysSql(batch.length),
+        params: [schema, ...batch],
+      });
+      for (const [k, keys] of mysqlUniqueKeys(uniqueRows.rows, (t) => id(schema, t))) {
+        uniques.set(k, keys);
+      }
       const indexRows = await pool.run({
         sql: mysqlIndexCardinalitySql(batch.length),
         params: [schema, ...batch],
@@ -425,12 +434,14 @@ export async function introspectMysql(
     const tableKeys = keys.get(id(schema, t.name)) ?? [];
     const comment = comments.get(id(schema, t.name));
     const estimatedRows = estimates.get(id(schema, t.name));
+    const uniqueKeys = uniques.get(id(schema, t.name));
     out.push({
       schema,
       dbName: t.name,
       kind: views.has(id(schema, t.name)) ? 'view' : 'table',
       ...(comment !== undefined && { comment }),
       ...(estimatedRows !== undefined && { estimatedRows }),
+      ...(uniqueKeys && { uniqueKeys }),
       columns: cols.map(modelColumn),
       primaryKey: tableKeys
         .filter((k) => k.constraint_name === 'PRIMARY')
@@ -446,6 +457,48 @@ export async function introspectMysql(
         return fanOut === undefined ? fk : { ...fk, fanOut };
       }),
     });
+  }
+  return out;
+}
+
+/**
+ * The unique indexes besides `PRIMARY` of `count` tables of one schema (`?` the schema, then the
+ * names), one row per index part in order (MySQL "The INFORMATION_SCHEMA STATISTICS Table":
+ * `NON_UNIQUE = 0`; `SUB_PART` a prefix length; `COLUMN_NAME` NULL for a functional part).
+ */
+export function mysqlUniqueKeysSql(count: number): string {
+  const list = Array.from({ length: count }, () => '?').join(', ');
+  return (
+    'SELECT TABLE_NAME AS `table_name`, INDEX_NAME AS `index_name`, COLUMN_NAME AS `column_name`, ' +
+    'SUB_PART AS `sub_part` FROM information_schema.STATISTICS ' +
+    `WHERE TABLE_SCHEMA = ? AND TABLE_NAME IN (${list}) AND NON_UNIQUE = 0 AND INDEX_NAME <> 'PRIMARY' ` +
+    'ORDER BY TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX'
+  );
+}
+
+/**
+ * The rows of {@link mysqlUniqueKeysSql} as unique keys per table (`key` names the table), in
+ * index-name order: an index with a prefix or functional part is `partial` (never an upsert
+ * target, but ON DUPLICATE KEY still matches it, so it counts against one unique key set).
+ */
+export function mysqlUniqueKeys(
+  rows: Record<string, unknown>[],
+  key: (table: string) => string,
+): Map<string, UniqueKey[]> {
+  const indexes = new Map<string, { table: string; columns: string[]; partial: boolean }>();
+  for (const r of rows) {
+    const table = String(r.table_name);
+    const name = `${table}\u0000${String(r.index_name)}`;
+    let index = indexes.get(name);
+    if (!index) indexes.set(name, (index = { table, columns: [], partial: false }));
+    if (r.column_name === null || r.column_name === undefined) index.partial = true;
+    else index.columns.push(String(r.column_name));
+    if (r.sub_part !== null && r.sub_part !== undefined) index.partial = true;
+  }
+  const out = new Map<string, UniqueKey[]>();
+  for (const { table, columns, partial } of indexes.values()) {
+    const k = key(table);
+    out.set(k, [...(out.get(k) ?? []), { columns, ...(partial && { partial: true as const }) }]);
   }
   return out;
 }

@@ -265,6 +265,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
       expect(dialect.capabilities(version)).toEqual({
         insertReturning: mariaReturning,
         updateReturning: false,
+        upsertMatchesAnyKey: true,
       });
     });
   });

@@ -15,6 +15,7 @@ import type {
   TableRef,
   WriteContext,
 } from '../core/dialect';
+import { UPSERT_INSERTED } from '../core/dialect';
 import { postgresClientConfig } from '../datasource-urls';
 import { PostgresCompiler } from './compiler';
 import { translatePostgresError } from './errors';
@@ -31,6 +32,16 @@ import { formatPostgresValue, postgresBindValue, postgresComparedAs, typeParsers
  */
 export class PostgresDialect extends PostgresCompiler implements Dialect {
   readonly type = 'postgres' as const;
+
+  /**
+   * `(xmax = 0)`: a row the upsert inserted has no deleting or locking transaction yet, while
+   * ON CONFLICT DO UPDATE locks the existing row before it updates it, so the new version carries
+   * the locker's id (PostgreSQL docs, "System Columns"; the documented row lock of "ON CONFLICT
+   * Clause"). Checked against a racing insert by `test/e2e/upsert.e2e-spec.ts`.
+   */
+  protected override upsertStatus(): string {
+    return `(xmax = 0) AS ${this.quote(UPSERT_INSERTED)}`;
+  }
 
   /** Opens a {@link PostgresPool}: URL parsed by `postgresClientConfig`, dates as text, UTC sessions. */
   async open(url: string, options: PoolOptions): Promise<SqlPool> {

@@ -13,6 +13,26 @@ import type {
 import { identityKey, STORE_FINGERPRINT } from '../own-store';
 
 /** Column names from the JSON text of an array (`["id","region"]`); an empty foreign side is []. */
+/**
+ * The unique indexes of the tables asked for (`$1` schemas, `$2` names) besides the primary key,
+ * a UNIQUE constraint's included (PostgreSQL docs, "pg_index"): each one's key columns in order
+ * (`indnkeyatts`, not the INCLUDE columns), and `partial` for a partial or expression index or a
+ * deferrable constraint (`NOT indimmediate`), which ON CONFLICT cannot take as its arbiter.
+ * Invalid indexes (a failed `CREATE INDEX CONCURRENTLY`) are left out.
+ */
+export const POSTGRES_UNIQUE_KEYS_SQL = `SELECT ns.nspname AS table_schema, cl.relname AS table_name,
+    (ix.indpred IS NOT NULL OR ix.indexprs IS NOT NULL OR NOT ix.indimmediate) AS partial,
+    array_to_json(ARRAY(SELECT a.attname FROM unnest(ix.indkey::int2[]) WITH ORDINALITY k(n, i)
+          JOIN pg_attribute a ON a.attrelid = ix.indrelid AND a.attnum = k.n
+          WHERE k.i <= ix.indnkeyatts ORDER BY k.i)::text[])::text AS columns
+  FROM pg_index ix
+  JOIN pg_class cl ON cl.oid = ix.indrelid
+  JOIN pg_namespace ns ON ns.oid = cl.relnamespace
+  JOIN pg_class ic ON ic.oid = ix.indexrelid
+  WHERE ix.indisunique AND NOT ix.indisprimary AND ix.indisvalid
+    AND ns.nspname = ANY($1) AND cl.relname = ANY($2)
+  ORDER BY ic.relname`;
+
 function columnNames(json: unknown): string[] {
   return typeof json === 'string' ? ((JSON.parse(json) as string[] | null) ?? []) : [];
 }
@@ -356,6 +376,9 @@ export async function introspectPostgres(
   );
   const estimates = (await pool.run({ sql: POSTGRES_ROW_ESTIMATES_SQL, params })).rows;
   const statistics = (await pool.run({ sql: POSTGRES_COLUMN_STATISTICS_SQL, params })).rows;
+  const uniques = (await pool.run({ sql: POSTGRES_UNIQUE_KEYS_SQL, params })).rows.filter((r) =>
+    wanted(r.table_schema, r.table_name),
+  );
   return tables
     .map((t): IntrospectedTable | null => {
       const schema = t.schema ?? 'public';
@@ -365,6 +388,10 @@ export async function introspectPostgres(
       if (own.length === 0) return null;
       const constraints = keys.filter(mine);
       const primary = constraints.find((k) => k.contype === 'p');
+      const uniqueKeys = uniques.filter(mine).map((u) => ({
+        columns: columnNames(u.columns),
+        ...(u.partial === true && { partial: true as const }),
+      }));
       const relation = relkinds.find(mine);
       const relkind = relation?.relkind;
       const comment = catalogComment(relation?.comment);
@@ -378,6 +405,7 @@ export async function introspectPostgres(
         kind: relkind === 'v' || relkind === 'm' ? 'view' : 'table',
         ...(comment !== undefined && { comment }),
         ...(estimatedRows !== undefined && { estimatedRows }),
+        ...(uniqueKeys.length > 0 && { uniqueKeys }),
         columns: own.map((c): ModelColumn => {
           const serial =
             typeof c.column_default === 'string' && c.column_default.startsWith('nextval(');

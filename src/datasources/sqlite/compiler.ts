@@ -1,4 +1,4 @@
-import type { ColumnKind, DateBucket } from '../core/dialect';
+import type { ColumnKind, CompiledQuery, DateBucket, SelectPlan } from '../core/dialect';
 import { ParamList, SqlCompiler } from '../core/sql-compiler';
 import { CASEFOLD } from './connection';
 
@@ -46,6 +46,15 @@ export abstract class SqliteCompiler extends SqlCompiler {
     if (kind === 'date') return `strftime('${date}', ${column})`;
     const time = bucket === 'HOUR' ? '%H:00:00' : '00:00:00';
     return `strftime('${date} ${time}', ${column})`;
+  }
+
+  /**
+   * The plain SELECT: SQLite has no row locks, and the service's write transactions begin with
+   * `BEGIN IMMEDIATE` (`sqlite/pool.ts`), which keeps every other writer out until they end
+   * (sqlite.org "Transaction"), so what it reads cannot change under them.
+   */
+  override compileSelectForUpdate(plan: SelectPlan): CompiledQuery {
+    return this.compileSelect({ ...plan, take: null, skip: 0, partition: undefined });
   }
 
   /** Number text as a number (SQLite orders every number before every text, sqlite.org "Datatypes", 4.1). */

@@ -9,6 +9,7 @@ import type {
   SqlPool,
   StatementRunner,
   TableRef,
+  UniqueKey,
 } from '../core/dialect';
 import { sqliteFileKeys, STORE_FINGERPRINT } from '../own-store';
 
@@ -263,11 +264,13 @@ export async function introspectSqlite(
         ...(fanOut !== undefined && { fanOut }),
       };
     });
+    const uniqueKeys = view ? [] : await sqliteUniqueKeys(pool, t.name);
     out.push({
       schema: null,
       dbName: t.name,
       kind: view ? 'view' : 'table',
       ...(statistics.rows !== undefined && { estimatedRows: statistics.rows }),
+      ...(uniqueKeys.length > 0 && { uniqueKeys }),
       columns,
       primaryKey: pk.map((c) => c.name),
       foreignKeys,
@@ -283,6 +286,31 @@ export async function introspectSqlite(
     }
   }
   return out;
+}
+
+/**
+ * The unique indexes of `table` besides its primary key (sqlite.org/pragma.html#pragma_index_list:
+ * `unique`, `origin` `u` for a UNIQUE constraint, `c` for CREATE UNIQUE INDEX, `pk` the key;
+ * `partial`), each with its key columns in order (`pragma_index_info`, whose `name` is NULL for an
+ * expression). A partial or expression index is `partial`: ON CONFLICT cannot name it by columns.
+ */
+async function sqliteUniqueKeys(pool: SqlPool, table: string): Promise<UniqueKey[]> {
+  const { rows } = await pool.run({
+    sql: `SELECT l.name AS index_name, l."partial" AS is_partial, i.name AS column_name
+            FROM pragma_index_list(?) l JOIN pragma_index_info(l.name) i
+            WHERE l."unique" = 1 AND l.origin <> 'pk' ORDER BY l.name, i.seqno`,
+    params: [table],
+  });
+  const keys = new Map<string, UniqueKey>();
+  for (const r of rows) {
+    const name = String(r.index_name);
+    let key = keys.get(name);
+    if (!key) keys.set(name, (key = { columns: [] }));
+    if (r.column_name === null) key.partial = true;
+    else key.columns.push(String(r.column_name));
+    if (Number(r.is_partial) === 1) key.partial = true;
+  }
+  return [...keys.values()];
 }
 
 function lengthOf(declared: string): number | null {

@@ -48,7 +48,7 @@ interface AddManyArgs {
 }
 
 /** `<path>: …`, naming the row (and the field, `rows[1].email`) a refusal is about. */
-function ofRow(path: string, error: unknown): unknown {
+export function ofRow(path: string, error: unknown): unknown {
   if (error instanceof DatabaseRefusalError) {
     const { field } = error.refusal;
     return new DatabaseRefusalError({
@@ -64,7 +64,7 @@ function ofRow(path: string, error: unknown): unknown {
 }
 
 /** The fields named `name` in the selection sets of `nodes`, fragments expanded. */
-function fieldsNamed(
+export function fieldsNamed(
   name: string,
   nodes: readonly FieldNode[],
   fragments: Record<string, FragmentDefinitionNode>,
@@ -395,10 +395,36 @@ export function nestedRowArgs(types: OperationTypes, node: RowNode): GraphQLInpu
   return fields;
 }
 
+/** `<Base>AddInput` per version's types and row type name: one object per name in a schema. */
+const ADD_INPUTS = new WeakMap<OperationTypes, Map<string, GraphQLInputObjectType>>();
+
 /**
- * `<Base>AddInput` (one row of `addMany<Base>`: the columns `add<Base>` takes, as it types them)
- * and `<Base>AddManyResult` `{affected: Int!, rows: [<Base>!]}`, each claimed like every
- * generated name.
+ * `<Base>AddInput`: one row to add (the columns `add<Base>` takes, as it types them, and its
+ * nested one-to-many rows), the row type of `addMany<Base>` and of `upsert<Base>`/
+ * `upsertMany<Base>`; built once per version's types and claimed by `addMany` like every
+ * generated name (a clash is refused, 409).
+ */
+export function addInputType(node: RowNode, types: OperationTypes): GraphQLInputObjectType {
+  let inputs = ADD_INPUTS.get(types);
+  if (!inputs) ADD_INPUTS.set(types, (inputs = new Map()));
+  let input = inputs.get(node.typeName);
+  if (!input) {
+    const name = `${node.typeName}AddInput`;
+    const label = `the addMany types of ${node.table.name} (${node.typeName})`;
+    types.claim(name, `addMany ${node.shape}`, label);
+    input = new GraphQLInputObjectType({
+      name,
+      description: `One row to add to ${node.table.name}.`,
+      fields: () => ({ ...addArgs(types, node), ...nestedRowArgs(types, node) }) as never,
+    });
+    inputs.set(node.typeName, input);
+  }
+  return input;
+}
+
+/**
+ * `<Base>AddInput` ({@link addInputType}) and `<Base>AddManyResult` `{affected: Int!, rows:
+ * [<Base>!]}`, each claimed like every generated name.
  */
 function addManyTypes(
   node: RowNode,
@@ -412,11 +438,7 @@ function addManyTypes(
     types.claim(name, owner, `the addMany types of ${node.table.name} (${base})`);
     return name;
   };
-  const input = new GraphQLInputObjectType({
-    name: claim('AddInput'),
-    description: `One row to add to ${node.table.name}.`,
-    fields: () => ({ ...addArgs(types, node), ...nestedRowArgs(types, node) }) as never,
-  });
+  const input = addInputType(node, types);
   const result = new GraphQLObjectType({
     name: claim('AddManyResult'),
     description: 'What addMany wrote.',

@@ -8,6 +8,7 @@ import { get } from './get';
 import type { OperationKind } from './operation-kind';
 import { update } from './update';
 import { updateMany } from './update-many';
+import { upsert, upsertMany } from './upsert';
 
 /**
  * The operation kinds of every Table API, in schema order: each API's root fields appear in this
@@ -23,4 +24,6 @@ export const OPERATION_KINDS: readonly OperationKind[] = [
   addMany,
   updateMany,
   deleteMany,
+  upsert,
+  upsertMany,
 ];

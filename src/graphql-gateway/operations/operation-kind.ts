@@ -66,8 +66,16 @@ export interface OperationKind {
   readonly root: 'query' | 'mutation';
   /** The root field's name for an API of base name `base` (`count<Base>`). */
   rootFieldName(base: string): string;
-  /** Whether the API offers the kind (its action switch, and whatever the table must have). */
-  offered(api: TableApiDefinition, node: RowNode): boolean;
+  /**
+   * Whether the API offers the kind (its action switch, and whatever the table must have;
+   * `capabilities`, its datasource's, where the database decides it: `upsert<Base>` on MySQL).
+   */
+  offered(api: TableApiDefinition, node: RowNode, capabilities: Capabilities): boolean;
+  /**
+   * Whether anonymous callers may call the field, for a kind that needs more than its own action
+   * (`upsert<Base>`: the insert and the update switch both public). Absent: `api.public[action]`.
+   */
+  isPublic?(api: TableApiDefinition): boolean;
   /** The root field: type, arguments in schema order, resolver. Description is the schema's. */
   field(ctx: OperationContext): GraphQLFieldConfig<unknown, GatewayContext>;
 }

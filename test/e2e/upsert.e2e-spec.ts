@@ -1,0 +1,320 @@
+import { DatasourcePoolsService } from '../../src/datasources/datasource-pools.service';
+import { RunningApp, startApp } from '../support/app-harness';
+import {
+  registerSalesDatabase,
+  SALES_DIALECTS,
+  type SalesDatabase,
+} from '../support/sales-dialects';
+import { publishTableApis } from '../support/table-apis';
+
+/**
+ * Issue 24 item 2 (README "Writing rows", "Add or update rows by a key"): `upsert<Base>` and
+ * `upsertMany<Base>` insert a row or update the one holding its key (`on`: the primary key or a
+ * unique key, named by its columns), `update` choosing the columns (`[]`: leave the row), `when`
+ * filtering the existing row; each row answers INSERTED, UPDATED or UNCHANGED with the row.
+ * Duplicate keys are refused before SQL; under a row rule a key held by a hidden row is a unique
+ * violation and every written row must be inside the rule. Two requests racing for the same new
+ * key: one inserts, the other updates, never a duplicate or a 500. On MySQL/MariaDB a table with
+ * two unique key sets (customers: id and email) offers no upsert. On PostgreSQL, MariaDB and
+ * SQLite, in both forms.
+ */
+
+const EVERY_ACTION = { select: true, insert: true, update: true, delete: true };
+
+interface Answer {
+  status: number;
+  body: {
+    data?: Record<string, unknown> | null;
+    errors?: { message: string; path?: string[]; extensions?: { code?: string; field?: string } }[];
+  };
+}
+
+/** `members`: a table whose only key is its email (one unique key set, so MySQL offers upsert too). */
+const MEMBERS_SQL = `CREATE TABLE members (email varchar(200) PRIMARY KEY, name varchar(100) NOT NULL,
+  city varchar(100), points integer NOT NULL DEFAULT 0)`;
+const MEMBERS = [
+  ['m-ana@example.com', 'Ana', 'Porto', 10],
+  ['m-bia@example.com', 'Bia', 'Lisboa', 5],
+  ['m-vip@example.com', 'Vip', 'Porto', 100],
+];
+
+for (const dialect of SALES_DIALECTS) {
+  dialect.describe(`upsert on ${dialect.type} (issue 24 item 2)`, () => {
+    let run: RunningApp;
+    let token: string;
+    let userToken: string;
+    let db: SalesDatabase;
+    const address = `upsert-${dialect.type}`;
+    const placedAt = dialect.type === 'sqlite' ? '2024-01-01T00:00:00' : '2024-01-01T00:00:00Z';
+
+    const gql = (query: string, bearer = token): Promise<Answer> =>
+      run.http('POST', `/api/graphql/${address}`, {
+        body: { query },
+        headers: { authorization: `Bearer ${bearer}` },
+      });
+    /** The members whose email starts with `prefix` (email is the key: an ID, filtered here). */
+    const members = async (prefix: string) => {
+      const res = await gql('{ getMembers(order: [{email: ASC}]) { email name city points } }');
+      expect(res.body.errors).toBeUndefined();
+      return (res.body.data!.getMembers as Record<string, unknown>[]).filter((m) =>
+        String(m.email).startsWith(prefix),
+      );
+    };
+
+    beforeAll(async () => {
+      run = await startApp();
+      token = await run.adminToken();
+      db = await dialect.create(run.dataDir);
+      await db.exec(MEMBERS_SQL);
+      for (const [email, name, city, points] of MEMBERS) {
+        await db.exec(
+          `INSERT INTO members (email, name, city, points) VALUES ('${email}', '${name}', '${city}', ${points})`,
+        );
+      }
+      const appId = (
+        await run.http('POST', '/api/apps', { token, body: { name: 'Upserts', address } })
+      ).body.id as string;
+      await registerSalesDatabase(run, token, appId, dialect.type, {
+        url: db.url,
+        tables: [...db.tables, db.qualify('members')],
+      });
+      if (dialect.type === 'postgres') {
+        await db.exec("SELECT setval('customers_id_seq', 100), setval('orders_id_seq', 100)");
+      }
+      const rule = await run.http('PUT', `/api/apps/${appId}/permissions/porto`, {
+        token,
+        body: { tables: { members: { where: { city: { eq: 'Porto' } } } } },
+      });
+      expect(rule.status).toBe(200);
+      await publishTableApis(run, token, appId, [
+        { name: 'members', table: 'members', actions: EVERY_ACTION },
+        { name: 'customers', table: 'customers', actions: EVERY_ACTION },
+        {
+          name: 'orders',
+          table: 'orders',
+          actions: EVERY_ACTION,
+          fields: { id: true, customer_id: true, status: true, total: true, placed_at: true },
+        },
+      ]);
+      const user = { email: 'pia@example.com', password: 'pia-password-1' };
+      const created = await run.http('POST', `/api/apps/${appId}/users`, {
+        token,
+        body: { ...user, roles: ['porto'] },
+      });
+      expect(created.status).toBe(201);
+      userToken = (await run.http('POST', `/api/apps/${appId}/auth/login`, { body: user })).body
+        .token;
+    });
+
+    afterAll(async () => {
+      await run?.close();
+      await db?.cleanup();
+    });
+
+    it('offers `on` as the keys named by their columns; MySQL only for one unique key set', async () => {
+      const res = await gql(`{
+        members: __type(name: "MembersUpsertKey") { enumValues { name } }
+        customers: __type(name: "CustomersUpsertKey") { enumValues { name } }
+        orders: __type(name: "OrdersUpsertKey") { enumValues { name } }
+        mutation: __type(name: "Mutation") { fields { name } } }`);
+      expect(res.body.errors).toBeUndefined();
+      const data = res.body.data as Record<string, { enumValues: { name: string }[] } | null>;
+      expect(data.members!.enumValues.map((v) => v.name)).toEqual(['email']);
+      expect(data.orders!.enumValues.map((v) => v.name)).toEqual(['id']);
+      const fields = (res.body.data!.mutation as { fields: { name: string }[] }).fields.map(
+        (f) => f.name,
+      );
+      expect(fields).toEqual(expect.arrayContaining(['upsertMembers', 'upsertManyMembers']));
+      if (dialect.type === 'mysql') {
+        // ON DUPLICATE KEY would match id or email whatever `on` says: not offered.
+        expect(data.customers).toBeNull();
+        expect(fields).not.toContain('upsertCustomers');
+      } else {
+        expect(data.customers!.enumValues.map((v) => v.name)).toEqual(['id', 'email']);
+      }
+    });
+
+    it('inserts the new rows and updates the existing ones, each with its status and row', async () => {
+      const res = await gql(`mutation { upsertManyMembers(on: email, rows: [
+          {email: "m-ana@example.com", name: "Ana Maria", city: "Porto"},
+          {email: "m-new-1@example.com", name: "Nova", city: "Faro"}]) {
+          inserted updated unchanged rows { status row { email name city points } } } }`);
+      expect(res.body.errors).toBeUndefined();
+      expect(res.body.data!.upsertManyMembers).toEqual({
+        inserted: 1,
+        updated: 1,
+        unchanged: 0,
+        rows: [
+          {
+            status: 'UPDATED',
+            row: { email: 'm-ana@example.com', name: 'Ana Maria', city: 'Porto', points: 10 },
+          },
+          {
+            status: 'INSERTED',
+            row: { email: 'm-new-1@example.com', name: 'Nova', city: 'Faro', points: 0 },
+          },
+        ],
+      });
+    });
+
+    it('update names the columns to change; update: [] leaves the existing row as it is', async () => {
+      const some = await gql(`mutation { upsertMembers(on: email, update: [points],
+          row: {email: "m-ana@example.com", name: "Not this", points: 11}) { status row { name points } } }`);
+      expect(some.body.errors).toBeUndefined();
+      expect(some.body.data!.upsertMembers).toEqual({
+        status: 'UPDATED',
+        row: { name: 'Ana Maria', points: 11 },
+      });
+      const none = await gql(`mutation { upsertManyMembers(on: email, update: [], rows: [
+          {email: "m-ana@example.com", name: "Ignored", points: 99},
+          {email: "m-new-2@example.com", name: "Nova 2"}]) { inserted unchanged rows { status row { email name points } } } }`);
+      expect(none.body.errors).toBeUndefined();
+      expect(none.body.data!.upsertManyMembers).toEqual({
+        inserted: 1,
+        unchanged: 1,
+        rows: [
+          {
+            status: 'UNCHANGED',
+            row: { email: 'm-ana@example.com', name: 'Ana Maria', points: 11 },
+          },
+          { status: 'INSERTED', row: { email: 'm-new-2@example.com', name: 'Nova 2', points: 0 } },
+        ],
+      });
+    });
+
+    it('when filters the existing row: a row failing it is UNCHANGED', async () => {
+      const res =
+        await gql(`mutation { upsertManyMembers(on: email, when: {points: {lt: 50}}, rows: [
+          {email: "m-ana@example.com", name: "Ana", points: 12},
+          {email: "m-vip@example.com", name: "Vip changed", points: 1}]) {
+          updated unchanged rows { status row { name points } } } }`);
+      expect(res.body.errors).toBeUndefined();
+      expect(res.body.data!.upsertManyMembers).toEqual({
+        updated: 1,
+        unchanged: 1,
+        rows: [
+          { status: 'UPDATED', row: { name: 'Ana', points: 12 } },
+          { status: 'UNCHANGED', row: { name: 'Vip', points: 100 } },
+        ],
+      });
+    });
+
+    it('upserts by id (the primary key), keeping the other columns of the table', async () => {
+      const existing = await gql(`mutation { upsertOrders(on: id,
+          row: {id: 1, customer_id: 1, status: "UPSERTED", total: "1.50", placed_at: "${placedAt}"}) {
+          status row { id status total } } }`);
+      expect(existing.body.errors).toBeUndefined();
+      expect(existing.body.data!.upsertOrders).toEqual({
+        status: 'UPDATED',
+        row: { id: '1', status: 'UPSERTED', total: dialect.type === 'sqlite' ? '1.5' : '1.50' },
+      });
+      const fresh = await gql(`mutation { upsertOrders(on: id,
+          row: {id: 900, customer_id: 2, status: "UPSERTED", total: "2.00", placed_at: "${placedAt}"}) {
+          status row { id customer_id } } }`);
+      expect(fresh.body.errors).toBeUndefined();
+      expect(fresh.body.data!.upsertOrders).toEqual({
+        status: 'INSERTED',
+        row: { id: '900', customer_id: '2' },
+      });
+      const missing = await gql(`mutation { upsertOrders(on: id,
+          row: {customer_id: 2, status: "UPSERTED", total: "2.00", placed_at: "${placedAt}"}) { status } }`);
+      expect(missing.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect(missing.body.errors?.[0]?.message).toMatch(/^row\.id: on: id matches rows by id/);
+    });
+
+    if (dialect.type !== 'mysql') {
+      it('upserts by a unique key that is not the primary key (customers by email)', async () => {
+        const res = await gql(`mutation { upsertManyCustomers(on: email, rows: [
+            {name: "Ana Souza 2", email: "ana@example.com"},
+            {name: "New Customer", email: "new-customer@example.com", city: "Braga"}]) {
+            rows { status row { id name email } } } }`);
+        expect(res.body.errors).toBeUndefined();
+        const rows = (res.body.data!.upsertManyCustomers as { rows: unknown[] }).rows;
+        expect(rows[0]).toEqual({
+          status: 'UPDATED',
+          row: { id: '1', name: 'Ana Souza 2', email: 'ana@example.com' },
+        });
+        expect(rows[1]).toMatchObject({ status: 'INSERTED', row: { name: 'New Customer' } });
+      });
+    }
+
+    it('refuses a key sent twice before any SQL, naming both rows', async () => {
+      const pools = run.app.get(DatasourcePoolsService);
+      const before = pools.statementsExecuted;
+      const res = await gql(`mutation { upsertManyMembers(on: email, rows: [
+          {email: "m-dup@example.com", name: "One"},
+          {email: "m-other@example.com", name: "Other"},
+          {email: "m-dup@example.com", name: "Two"}]) { inserted } }`);
+      expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect(res.body.errors?.[0]?.message).toMatch(/^rows\[0\] and rows\[2\] have the same email/);
+      expect(pools.statementsExecuted).toBe(before);
+      expect(await members('m-dup')).toEqual([]);
+    });
+
+    it('under a row rule: a key held by a hidden row is a unique violation, and written rows stay inside', async () => {
+      const hidden = await gql(
+        `mutation { upsertMembers(on: email, row: {email: "m-bia@example.com", name: "Taken over", city: "Porto"}) { status } }`,
+        userToken,
+      );
+      expect(hidden.body.errors?.[0]?.extensions).toEqual({
+        code: 'UNIQUE_VIOLATION',
+        field: null,
+      });
+      expect(hidden.body.errors?.[0]?.message).toBe(
+        'Nothing was written: a value that must be unique is already taken',
+      );
+      const moved = await gql(
+        `mutation { upsertManyMembers(on: email, rows: [
+          {email: "m-rule-1@example.com", name: "Rule 1", city: "Porto"},
+          {email: "m-ana@example.com", name: "Ana", city: "Lisboa"}]) { inserted } }`,
+        userToken,
+      );
+      expect(moved.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+      expect(await members('m-rule-')).toEqual([]);
+      expect(await members('m-bia')).toEqual([
+        { email: 'm-bia@example.com', name: 'Bia', city: 'Lisboa', points: 5 },
+      ]);
+      const inside = await gql(
+        `mutation { upsertManyMembers(on: email, rows: [
+          {email: "m-rule-2@example.com", name: "Rule 2", city: "Porto"},
+          {email: "m-ana@example.com", name: "Ana P.", city: "Porto"}]) { rows { status row { email } } } }`,
+        userToken,
+      );
+      expect(inside.body.errors).toBeUndefined();
+      expect(inside.body.data!.upsertManyMembers).toEqual({
+        rows: [
+          { status: 'INSERTED', row: { email: 'm-rule-2@example.com' } },
+          { status: 'UPDATED', row: { email: 'm-ana@example.com' } },
+        ],
+      });
+    });
+
+    it('two requests racing for the same new key: one inserts, the other updates, no duplicate', async () => {
+      for (let round = 0; round < 5; round++) {
+        const email = `m-race-${round}@example.com`;
+        const send = (name: string) =>
+          gql(
+            `mutation { upsertMembers(on: email, row: {email: "${email}", name: "${name}", city: "Porto"}) { status row { name } } }`,
+          );
+        const answers = await Promise.all([send('First'), send('Second')]);
+        for (const answer of answers) {
+          expect(answer.status).toBe(200);
+          expect(answer.body.errors).toBeUndefined();
+        }
+        const statuses = answers.map(
+          (a) => (a.body.data!.upsertMembers as { status: string }).status,
+        );
+        expect(statuses.sort()).toEqual(['INSERTED', 'UPDATED']);
+        const stored = await members(email);
+        expect(stored).toHaveLength(1);
+        // The update ran last: the row holds its name.
+        const updated = answers.find(
+          (a) => (a.body.data!.upsertMembers as { status: string }).status === 'UPDATED',
+        )!;
+        expect(stored[0].name).toBe(
+          (updated.body.data!.upsertMembers as { row: { name: string } }).row.name,
+        );
+      }
+    });
+  });
+}
