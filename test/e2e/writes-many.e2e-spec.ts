@@ -34,10 +34,11 @@ interface Answer {
 }
 
 // A clerk may change the orders of Porto's customer (2: orders 2, 7, 12) and the order lines of
-// quantity 1.
+// quantity 1, and sees no customer of Berlin (5).
 const CLERK_RULES = {
   tables: {
     orders: { where: { customer: { city: { eq: 'Porto' } } } },
+    customers: { where: { city: { neq: 'Berlin' } } },
     order_lines: { where: { quantity: { eq: 1 } } },
   },
 };
@@ -298,6 +299,17 @@ for (const dialect of SALES_DIALECTS) {
       );
       expect(codes(away)).toEqual({ updateManyOrders: 'FORBIDDEN' });
       expect((await orders('{id: {eq: "7"}}'))[0]).toMatchObject({ customer_id: '2' });
+
+      // A foreign key set to a customer the clerk cannot see: refused as a key pointing nowhere.
+      const hidden = await gql(
+        'mutation { updateManyOrders(where: {id: {eq: "2"}}, set: {customer_id: "5"}, atMost: 1) { affected } }',
+        clerk,
+      );
+      expect(hidden.body.errors?.[0]).toMatchObject({
+        message: 'customer_id refers to a row that does not exist',
+        extensions: { code: 'FOREIGN_KEY_VIOLATION', field: 'customer_id' },
+      });
+      expect((await orders('{id: {eq: "2"}}'))[0]).toMatchObject({ customer_id: '2' });
 
       // A row outside the rule is never touched, whatever where says.
       const outside = await data(
