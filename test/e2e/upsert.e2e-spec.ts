@@ -1,3 +1,5 @@
+import mysql from 'mysql2/promise';
+import { Client } from 'pg';
 import { DatasourcePoolsService } from '../../src/datasources/datasource-pools.service';
 import { RunningApp, startApp } from '../support/app-harness';
 import {
@@ -288,6 +290,117 @@ for (const dialect of SALES_DIALECTS) {
         ],
       });
     });
+
+    /** Polls `check` until it holds (a lock wait the database reports), at most 400 times. */
+    const until = async (check: () => Promise<boolean>) => {
+      for (let i = 0; i < 400; i++) {
+        if (await check()) return;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      throw new Error('the request never waited for the lock');
+    };
+
+    if (dialect.type !== 'sqlite') {
+      // SQLite's writers take turns whole (BEGIN IMMEDIATE): no insert can come between.
+      it('an insert of the same key held open elsewhere: the upsert waits, then updates that row', async () => {
+        const email = 'm-held@example.com';
+        const insert = `INSERT INTO members (email, name, city) VALUES ('${email}', 'Outside', 'Porto')`;
+        let commit: () => Promise<unknown>;
+        let waiting: () => Promise<boolean>;
+        let close: () => Promise<unknown>;
+        if (dialect.type === 'postgres') {
+          const holder = new Client({ connectionString: db.url });
+          const watcher = new Client({ connectionString: db.url });
+          await holder.connect();
+          await watcher.connect();
+          await holder.query('BEGIN');
+          await holder.query(insert);
+          commit = () => holder.query('COMMIT');
+          waiting = async () =>
+            Number(
+              (
+                await watcher.query(
+                  "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+                )
+              ).rows[0].n,
+            ) > 0;
+          close = () => Promise.all([holder.end(), watcher.end()]);
+        } else {
+          const holder = await mysql.createConnection(db.url);
+          const watcher = await mysql.createConnection(db.url);
+          await holder.query('START TRANSACTION');
+          await holder.query(insert);
+          commit = () => holder.query('COMMIT');
+          // MariaDB reads a key lookup while planning it ("Statistics"), where INNODB_TRX does not
+          // show the wait: the request's locked read still running is the wait.
+          waiting = async () => {
+            const [rows] = await watcher.query(
+              "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE '%members%FOR UPDATE'",
+            );
+            return Number((rows as { n: number }[])[0].n) > 0;
+          };
+          close = () => Promise.all([holder.end(), watcher.end()]);
+        }
+        try {
+          const pending = gql(
+            `mutation { upsertMembers(on: email, row: {email: "${email}", name: "Request", city: "Porto"}) { status row { name } } }`,
+          );
+          await until(waiting);
+          await commit();
+          const answer = await pending;
+          expect(answer.body.errors).toBeUndefined();
+          expect(answer.body.data!.upsertMembers).toEqual({
+            status: 'UPDATED',
+            row: { name: 'Request' },
+          });
+          expect(await members(email)).toEqual([
+            { email, name: 'Request', city: 'Porto', points: 0 },
+          ]);
+        } finally {
+          await close();
+        }
+      });
+    }
+
+    if (dialect.type === 'mysql') {
+      it('MySQL: a row inserted between the locked read and the INSERT: the INSERT is retried as an update', async () => {
+        const email = 'm-gap@example.com';
+        const holder = await mysql.createConnection(db.url);
+        const watcher = await mysql.createConnection(db.url);
+        try {
+          // A gap lock (REPEATABLE READ) on the absent key: the request's READ COMMITTED read
+          // passes it and finds no row, its INSERT waits for it.
+          await holder.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+          await holder.query('START TRANSACTION');
+          await holder.query(`SELECT email FROM members WHERE email = '${email}' FOR UPDATE`);
+          const pending = gql(
+            `mutation { upsertMembers(on: email, row: {email: "${email}", name: "Request", city: "Porto"}) { status row { name } } }`,
+          );
+          await until(async () => {
+            const [rows] = await watcher.query(
+              "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE 'INSERT INTO%members%'",
+            );
+            return Number((rows as { n: number }[])[0].n) > 0;
+          });
+          await holder.query(
+            `INSERT INTO members (email, name, city) VALUES ('${email}', 'Outside', 'Porto')`,
+          );
+          await holder.query('COMMIT');
+          const answer = await pending;
+          expect(answer.body.errors).toBeUndefined();
+          expect(answer.body.data!.upsertMembers).toEqual({
+            status: 'UPDATED',
+            row: { name: 'Request' },
+          });
+          expect(await members(email)).toEqual([
+            { email, name: 'Request', city: 'Porto', points: 0 },
+          ]);
+        } finally {
+          await holder.end();
+          await watcher.end();
+        }
+      });
+    }
 
     it('two requests racing for the same new key: one inserts, the other updates, no duplicate', async () => {
       for (let round = 0; round < 5; round++) {

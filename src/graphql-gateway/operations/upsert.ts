@@ -554,7 +554,7 @@ function planRows(
     const first = seen.get(text);
     if (first !== undefined) {
       throw invalidInput(
-        `${first} and ${path} have the same ${key.columns.join(', ')}: send each key once (PostgreSQL refuses to change one row twice in a statement)`,
+        `${first} and ${path} have the same ${key.columns.join(', ')}: send each key once`,
       );
     }
     seen.set(text, path);
