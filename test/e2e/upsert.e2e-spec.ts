@@ -253,6 +253,19 @@ for (const dialect of SALES_DIALECTS) {
       expect(await members('m-dup')).toEqual([]);
     });
 
+    it('refuses more rows than LIMIT_BULK_ROWS before any SQL', async () => {
+      const rows = Array.from(
+        { length: 1001 },
+        (_, i) => `{email: "m-many-${i}@example.com", name: "N${i}"}`,
+      );
+      const res = await gql(
+        `mutation { upsertManyMembers(on: email, rows: [${rows.join(', ')}]) { inserted } }`,
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.errors?.[0]?.message).toMatch(/writes 1,001 rows .*; the limit is 1,000/);
+      expect(await members('m-many-')).toEqual([]);
+    });
+
     it('under a row rule: a key held by a hidden row is a unique violation, and written rows stay inside', async () => {
       const hidden = await gql(
         `mutation { upsertMembers(on: email, row: {email: "m-bia@example.com", name: "Taken over", city: "Porto"}) { status } }`,

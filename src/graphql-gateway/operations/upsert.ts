@@ -129,31 +129,54 @@ interface RowAnswer {
 }
 
 /**
- * A key's values as one text, for finding duplicates and matching rows the database answers to
- * the rows sent: each value in its output form (`formatValue`, so a bound value and a read one
- * compare alike). On MySQL/MariaDB and SQL Server a text value is compared lower-cased and
- * without trailing spaces, as their default collations compare it (case-insensitive, PAD SPACE).
+ * A key's values as one text, for finding duplicates and matching the rows the database answers
+ * to the rows sent: each value in its output form (`formatValue`, so a bound value and a read one
+ * compare alike), numbers without leading or trailing zeros, UUIDs lower-cased. On MySQL/MariaDB
+ * and SQL Server a text value is compared lower-cased and without trailing spaces, as their
+ * default collations compare it (case-insensitive, PAD SPACE).
  */
-function keyText(dialect: Dialect, columns: ModelColumn[], values: readonly unknown[]): string {
-  const folds = dialect.type === 'mysql' || dialect.type === 'mssql';
-  return columns
-    .map((column, i) => {
-      let value: unknown;
-      try {
-        value = dialect.formatValue(column, values[i]);
-      } catch {
-        value = values[i];
-      }
-      let text =
-        value === null || value === undefined
-          ? '\u0001null'
-          : typeof value === 'object'
-            ? JSON.stringify(value)
-            : String(value as string | number | boolean | bigint);
-      if (folds && column.kind === 'text') text = text.toLowerCase().trimEnd();
+export function keyText(
+  dialect: Dialect,
+  columns: ModelColumn[],
+  values: readonly unknown[],
+): string {
+  return columns.map((column, i) => keyPart(dialect, column, values[i])).join('\u0000');
+}
+
+/** One value of {@link keyText}. */
+function keyPart(dialect: Dialect, column: ModelColumn, raw: unknown): string {
+  if (raw === null || raw === undefined) return '\u0001null';
+  let value: unknown = raw;
+  try {
+    value = dialect.formatValue(column, raw);
+  } catch {
+    // The value as given.
+  }
+  const text =
+    typeof value === 'object' && value !== null
+      ? JSON.stringify(value)
+      : String(value as string | number | boolean | bigint);
+  switch (column.kind) {
+    case 'int':
+    case 'bigint':
+      return /^\s*-?\d+\s*$/.test(text) ? BigInt(text.trim()).toString() : text;
+    case 'decimal':
+    case 'float': {
+      const match = /^\s*(-?)0*(\d*?)(?:\.(\d*?)0*)?\s*$/.exec(text);
+      if (!match) return text;
+      const whole = match[2] || '0';
+      const digits = `${whole}${match[3] ? `.${match[3]}` : ''}`;
+      return digits === '0' ? '0' : `${match[1]}${digits}`;
+    }
+    case 'uuid':
+      return text.toLowerCase();
+    case 'text':
+      return dialect.type === 'mysql' || dialect.type === 'mssql'
+        ? text.toLowerCase().trimEnd()
+        : text;
+    default:
       return text;
-    })
-    .join('\u0000');
+  }
 }
 
 /** The rows of the chunk by key: `key IN (…)` for one column, else `(a = ? AND b = ?) OR …`. */
@@ -256,6 +279,8 @@ async function existingKeys(
   };
   const query = lock ? dialect.compileSelectForUpdate(plan) : dialect.compileSelect(plan);
   const { rows } = await request.run(query);
+  // One row sent and found: theirs, whatever form the database gave its key in.
+  if (chunk.rows.length === 1 && rows.length > 0) return new Set([chunk.rows[0].text]);
   return new Set(
     rows.map((r) =>
       keyText(
@@ -301,11 +326,15 @@ async function upsertByStatement(
   for (const row of result.rows) {
     const flag = row[UPSERT_INSERTED];
     const inserted = flag === true || flag === 1 || flag === '1' || flag === 't';
-    const text = keyText(
-      dialect,
-      request.keyColumns,
-      key.columns.map((c) => row[c]),
-    );
+    // One row sent, one answered: theirs, whatever form the database gave its key in.
+    const text =
+      chunk.rows.length === 1
+        ? chunk.rows[0].text
+        : keyText(
+            dialect,
+            request.keyColumns,
+            key.columns.map((c) => row[c]),
+          );
     statuses.set(text, inserted ? 'INSERTED' : 'UPDATED');
   }
   return statuses;
@@ -489,14 +518,16 @@ async function answerChunk(
   );
   const byKey = new Map<string, Record<string, unknown>>();
   for (const row of rows) {
-    byKey.set(
-      keyText(
-        dialect,
-        request.keyColumns,
-        key.columns.map((c) => row[c]),
-      ),
-      row,
-    );
+    // One row sent, one read by its key: theirs, whatever form the database gave its key in.
+    const text =
+      chunk.rows.length === 1
+        ? chunk.rows[0].text
+        : keyText(
+            dialect,
+            request.keyColumns,
+            key.columns.map((c) => row[c]),
+          );
+    byKey.set(text, row);
   }
   const answers = new Map<number, RowAnswer>();
   for (const sent of chunk.rows) {
@@ -808,6 +839,8 @@ export const upsertMany: OperationKind = {
     const made = upsertTypes(node, types, keys);
     return {
       type: new GraphQLNonNull(made.result),
+      // Its rows count against LIMIT_BULK_ROWS before any SQL (`operation-cost.ts`).
+      extensions: { writesRows: true },
       args: {
         rows: {
           type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(addInputType(node, types)))),
@@ -835,6 +868,7 @@ export const upsert: OperationKind = {
     const made = upsertTypes(node, types, keys);
     return {
       type: new GraphQLNonNull(made.row),
+      extensions: { writesRows: true },
       args: {
         row: { type: new GraphQLNonNull(addInputType(node, types)) },
         ...upsertArgs(node, types, made),

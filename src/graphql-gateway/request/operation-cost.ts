@@ -396,7 +396,8 @@ export function checkRequestCost(
       const orderArg = field.definition.args.find((a) => a.name === 'order')?.type;
       const orderType = orderArg ? getNamedType(orderArg) : null;
       checkOrder(args.order, limits, tally, isInputObjectType(orderType) ? orderType : null);
-      for (const name of ['where', 'having']) {
+      // `when`: the filter of an upsert on the existing row (operations/upsert.ts).
+      for (const name of ['where', 'having', 'when']) {
         const argType = field.definition.args.find((a) => a.name === name)?.type;
         const filterType = argType ? getNamedType(argType) : null;
         checkFilter(
