@@ -117,11 +117,14 @@ function rowTypesOf(
       continue;
     }
     // `count…` and `delete…` answer scalars, as does `add…` where rows cannot come back; an
-    // aggregate answers groups (no row type); `addMany…` a result whose `rows` are rows.
+    // aggregate answers groups (no row type); `addMany…` a result whose `rows` are rows;
+    // `upsert…` a `{status, row}` and `upsertMany…` a result whose `rows` are those.
     let type = getNamedType(field.type);
     const rowsOf = isObjectType(type) ? type.getFields().rows : undefined;
     if (isObjectType(type) && type.name !== node.typeName && rowsOf)
       type = getNamedType(rowsOf.type);
+    const rowOf = isObjectType(type) ? type.getFields().row : undefined;
+    if (isObjectType(type) && type.name !== node.typeName && rowOf) type = getNamedType(rowOf.type);
     if (isObjectType(type) && type.name === node.typeName) visit(node, type);
   }
   return { rows, consistent };

@@ -199,8 +199,8 @@ describe('Real GraphQL clients against the demo app (issue 21 item 3)', () => {
             t.kind === 'OBJECT' &&
             !t.name.startsWith('__') &&
             !/^(Query|Mutation)$/.test(t.name) &&
-            // What addMany, updateMany and deleteMany answer holds rows but is none.
-            !/(AddMany|UpdateMany|DeleteMany)Result$/.test(t.name),
+            // What addMany, updateMany, deleteMany and the upserts answer holds rows but is none.
+            !/(AddMany|UpdateMany|DeleteMany|Upsert)Result$|UpsertRow$/.test(t.name),
         )
         .map((t: { name: string }) => t.name)
         .sort();
