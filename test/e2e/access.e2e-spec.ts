@@ -492,6 +492,8 @@ for (const dialect of SALES_DIALECTS) {
         'deleteOrders',
         'updateManyOrders',
         'updateOrders',
+        'upsertManyOrders',
+        'upsertOrders',
       ]);
       const outside = await gql('{ countCustomers }', { 'x-api-key': keyOrders });
       expect(outside.status).toBe(403);

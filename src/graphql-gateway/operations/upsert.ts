@@ -744,8 +744,11 @@ function upsertTypes(node: RowNode, types: OperationTypes, keys: UpsertKey[]): U
   const column = new GraphQLEnumType({
     name: claim('Column'),
     description: `A column of ${node.table.name} an upsert may update.`,
+    // An enum value may not be `true`, `false` or `null` (GraphQL spec, "Enum Value").
     values: Object.fromEntries(
-      writableColumns(node, 'insert').map((c) => [c.name, { value: c.name }]),
+      writableColumns(node, 'insert')
+        .filter((c) => !['true', 'false', 'null'].includes(c.name))
+        .map((c) => [c.name, { value: c.name }]),
     ),
   });
   const status = new GraphQLEnumType({
