@@ -611,7 +611,7 @@ export function planOrder(
     const nullable = node.table.columns.find((c) => c.name === column)?.nullable ?? true;
     // A declared primary key is never empty; a key the builder chose (a view's) may be.
     const declared = node.table.primaryKey.includes(column) && !node.table.primaryKeyChosen;
-    terms.push({ column, direction: 'ASC', nullable: declared ? false : nullable });
+    terms.push({ column, direction: 'ASC', nullable: declared ? false : nullable, tiebreak: true });
   }
   return terms;
 }

@@ -126,7 +126,7 @@ function domainError(fn: () => unknown): DomainError {
   throw new Error('expected a DomainError');
 }
 
-const pkTerm = { column: 'id', direction: 'ASC', nullable: false };
+const pkTerm = { column: 'id', direction: 'ASC', nullable: false, tiebreak: true };
 
 describe('planOrder: orders through relations', () => {
   it('many-to-one: the related column, inside the related rule, nullable; the primary key completes it', () => {

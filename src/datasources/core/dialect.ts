@@ -386,6 +386,11 @@ export interface ColumnOrderTerm {
    * the column can serve the order (PostgreSQL docs, "Indexes and ORDER BY").
    */
   nullable?: boolean;
+  /**
+   * Set on the terms the planner adds to complete an order (the primary key, or every column of
+   * a table without one), not asked for by the caller.
+   */
+  tiebreak?: true;
 }
 
 /**

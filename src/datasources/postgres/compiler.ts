@@ -63,9 +63,9 @@ export abstract class PostgresCompiler extends SqlCompiler {
    * ORDER BY <rest> LIMIT skip + take) UNION ALL (SELECT … WHERE c IS NOT NULL ORDER BY c <dir>,
    * <rest> LIMIT skip + take)`, merged by `c IS NULL` (empty first under ASC, last under DESC) and
    * paged outside; inside the part without NULLs the index's own order serves. Only for a page
-   * (`take`) of a root read whose first term is a column the plan marks nullable (the planner marks
-   * every column it orders by) and whose other terms are columns; anything else is the shared
-   * SELECT.
+   * (`take`) of a root read whose first term is a column the caller ordered by (not the
+   * planner's tiebreak) that the plan marks nullable (the planner marks every column it orders
+   * by), and whose other terms are columns; anything else is the shared SELECT.
    */
   override compileSelect(plan: SelectPlan): CompiledQuery {
     const [first, ...rest] = plan.order;
@@ -76,6 +76,9 @@ export abstract class PostgresCompiler extends SqlCompiler {
       first !== undefined &&
       first.column !== undefined &&
       first.nullable === true &&
+      // The default order (a view's chosen key) keeps the plain form: there is no index to serve,
+      // and a view's plan, hence the text of its aggregated columns, stays as it was.
+      first.tiebreak !== true &&
       rest.every((o) => o.column !== undefined);
     if (!split) return super.compileSelect(plan);
     const column = this.quote(first.column!);
