@@ -21,6 +21,7 @@ import {
 } from '../query-planner';
 import { admitsEveryRow } from '../request/row-scopes';
 import { planValues, type Reference, referencesOf, writableColumns } from '../write-planner';
+import { fieldsNamed } from './add-many';
 import { withGraphQLArguments } from './arguments';
 import type { OperationKind, OperationTypes } from './operation-kind';
 import {
@@ -36,7 +37,6 @@ import {
   byPrimaryKey,
   checkAtMost,
   keySlices,
-  selectedFields,
   tooManyRows,
 } from './write-many';
 
@@ -93,7 +93,7 @@ export function updateManyResolver(
     const where = planWhere(node, args.where, dialect, ctx.scopes);
     const scope = ctx.scopes.of(node.table, dialect);
     const underRule = !admitsEveryRow(scope);
-    const rowsField = selectedFields('rows', info.fieldNodes, info.fragments);
+    const rowsField = fieldsNamed('rows', info.fieldNodes, info.fragments);
     const returning =
       capabilities.updateReturning && rowsField.length
         ? selectColumns(node, rowsField, info.fragments)

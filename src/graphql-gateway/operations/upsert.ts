@@ -503,6 +503,11 @@ async function answerChunk(
   columns: string[],
 ): Promise<Map<number, RowAnswer>> {
   const { node, dialect, key } = request;
+  if (!request.checked && columns.length === 0) {
+    // No row asked for and no rule to check: the statuses are known, nothing to read back.
+    const status = (sent: Chunk['rows'][number]) => statuses.get(sent.text) ?? 'UNCHANGED';
+    return new Map(chunk.rows.map((sent) => [sent.index, { status: status(sent), row: null }]));
+  }
   const read = [...new Set([...columns, ...key.columns])];
   const { rows } = await request.run(
     dialect.compileSelect({

@@ -1,11 +1,4 @@
-import {
-  type FieldNode,
-  type FragmentDefinitionNode,
-  GraphQLInt,
-  GraphQLNonNull,
-  Kind,
-  type SelectionSetNode,
-} from 'graphql';
+import { GraphQLInt, GraphQLNonNull } from 'graphql';
 import { invalidInput } from '../../common/domain-error';
 import type { Condition, Dialect } from '../../datasources/core/dialect';
 import { PARAMETER_LIMITS } from '../../datasources/core/sql-compiler';
@@ -62,29 +55,6 @@ export function tooManyRows(count: number, atMost: number, verb: string): Databa
     field: 'atMost',
     message: `Nothing was changed: this would ${verb} ${n(count)} rows; atMost is ${n(atMost)}: narrow where or raise atMost`,
   });
-}
-
-/** The fields named `name` in the selection sets of `nodes`, fragments expanded. */
-export function selectedFields(
-  name: string,
-  nodes: readonly FieldNode[],
-  fragments: Record<string, FragmentDefinitionNode>,
-): FieldNode[] {
-  const out: FieldNode[] = [];
-  const seen = new Set<string>();
-  const visit = (set: SelectionSetNode | undefined) => {
-    for (const s of set?.selections ?? []) {
-      if (s.kind === Kind.FIELD) {
-        if (s.name.value === name) out.push(s);
-      } else if (s.kind === Kind.INLINE_FRAGMENT) visit(s.selectionSet);
-      else if (!seen.has(s.name.value)) {
-        seen.add(s.name.value);
-        visit(fragments[s.name.value]?.selectionSet);
-      }
-    }
-  };
-  for (const node of nodes) visit(node.selectionSet);
-  return out;
 }
 
 /**
