@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import type { GraphQLFieldResolver } from 'graphql';
-import type { Condition } from '../datasources/core/dialect';
+import type { Condition, ModelColumn, PagePerKey } from '../datasources/core/dialect';
+import type { ModelTable } from '../platform/version-definition';
 import type { NavigationNode } from './api-tree';
 import type { GatewayContext } from './gateway-context';
 import { type ListArgs, withGraphQLArguments } from './operations/arguments';
@@ -15,6 +16,26 @@ import {
 } from './query-planner';
 
 type Row = Record<string, unknown>;
+
+/** A declared SQL type as `format_type` prints it: words, digits, spaces, `(n, m)`, `[]`. */
+const PLAIN_TYPE = /^[A-Za-z_][A-Za-z0-9_ ]*(\(\d+(, ?\d+)?\))?( [A-Za-z ]+)?$/;
+
+/**
+ * The keys of a one-to-many batch as a per-key page (ADR 0015), when the child's foreign key on
+ * `column` leads an index (`ModelForeignKey.indexed`, read at import on PostgreSQL) and its
+ * declared type is a plain type name; else undefined (the `ROW_NUMBER()` read).
+ */
+function pagePerKey(
+  table: ModelTable,
+  column: ModelColumn,
+  keys: unknown[],
+): PagePerKey | undefined {
+  const indexed = table.foreignKeys.some(
+    (k) => k.indexed && k.columns.length === 1 && k.columns[0] === column.name,
+  );
+  const type = column.declaredType ?? column.dbType;
+  return indexed && PLAIN_TYPE.test(type) ? { keys, type } : undefined;
+}
 
 /** Parent keys per batch: bounded so the IN list stays within every database's parameter limit. */
 const MAX_BATCH = 1000;
@@ -47,12 +68,11 @@ export function navigationResolver(
             values: keys.map((k) => conn.dialect.bindValue(toColumn, k)),
             negated: false,
           };
-          const where: Condition = many
-            ? {
-                kind: 'and',
-                items: [inKeys, planWhere(node, args.where, conn.dialect, ctx.scopes)],
-              }
-            : inKeys;
+          const perKey = many ? pagePerKey(node.table, toColumn, inKeys.values) : undefined;
+          const filter = many ? planWhere(node, args.where, conn.dialect, ctx.scopes) : inKeys;
+          // Read per key, the plan leaves the keys out of `where` (`PagePerKey`).
+          const where: Condition =
+            !many || perKey ? filter : { kind: 'and', items: [inKeys, filter] };
           const query = conn.dialect.compileSelect({
             table: tableRef(node.table),
             columns,
@@ -64,7 +84,7 @@ export function navigationResolver(
             order: planOrder(node, many ? args.order : null, conn.dialect, ctx.scopes),
             take: page ? page.take : null,
             skip: page ? page.skip : 0,
-            ...(many ? { partition: { column: toColumn.name } } : {}),
+            ...(many ? { partition: { column: toColumn.name, ...(perKey && { perKey }) } } : {}),
           });
           const rows = shapeRows(node.table, columns, (await conn.run(query)).rows, conn.dialect);
           const groups = new Map<string, Row[]>();

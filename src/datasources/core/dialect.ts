@@ -198,6 +198,12 @@ export interface ModelForeignKey {
    * statistics were read; the cost estimate then counts the worst case (README "Limits").
    */
   fanOut?: number;
+  /**
+   * The key (of one column) leads an index of this table, as the catalog said at import
+   * (PostgreSQL only, `POSTGRES_INDEX_LEADS_SQL`): a one-to-many page can then be read per parent
+   * from it (ADR 0015). Absent when it does not, on other databases, and in older definitions.
+   */
+  indexed?: true;
 }
 
 /** A table's place in its database. `schema` is null where the database has none (SQLite). */
@@ -427,6 +433,18 @@ export interface RelatedValue {
 }
 
 /**
+ * The parents' keys of a batched one-to-many read whose page can be read per key (ADR 0015): the
+ * foreign key leads an index. `keys` are bound as the driver takes them; `type` is the column's
+ * declared SQL type (PostgreSQL `format_type`), which types the one array parameter. With it, the
+ * plan's `where` does not hold the keys: a compiler that reads no page per key adds
+ * `column IN (keys)` itself.
+ */
+export interface PagePerKey {
+  keys: unknown[];
+  type: string;
+}
+
+/**
  * A read of one table. With `partition`, rows are numbered per value of that column and `take`/
  * `skip` apply per partition: the batched one-to-many load (one query for all parents).
  */
@@ -445,7 +463,7 @@ export interface SelectPlan {
   /** Null: no limit. */
   take: number | null;
   skip: number;
-  partition?: { column: string };
+  partition?: { column: string; perKey?: PagePerKey };
 }
 
 /** A count of one table's rows matching `where`. */

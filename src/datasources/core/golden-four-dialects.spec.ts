@@ -8,6 +8,7 @@ import {
   POSTGRES_COLUMN_DETAILS_SQL,
   POSTGRES_COLUMN_STATISTICS_SQL,
   POSTGRES_LIST_TABLES_SQL,
+  POSTGRES_INDEX_LEADS_SQL,
   POSTGRES_ROW_ESTIMATES_SQL,
   POSTGRES_RELATIONS_SQL,
   POSTGRES_UNIQUE_KEYS_SQL,
@@ -343,9 +344,10 @@ describe('golden introspection SQL: comments and enum types (issue 11, item 4)',
     const [table] = await DIALECTS.postgres.introspect(pool, [
       { schema: 'public', name: 'people' },
     ]);
-    expect(pool.queries).toHaveLength(7);
-    const [, relations, , details, estimates, statistics, uniques] = pool.queries;
+    expect(pool.queries).toHaveLength(8);
+    const [, relations, , details, estimates, statistics, uniques, leads] = pool.queries;
     expect(uniques.sql).toBe(POSTGRES_UNIQUE_KEYS_SQL);
+    expect(leads.sql).toBe(POSTGRES_INDEX_LEADS_SQL);
     expect(estimates.sql).toBe(POSTGRES_ROW_ESTIMATES_SQL);
     expect(statistics.sql).toBe(POSTGRES_COLUMN_STATISTICS_SQL);
     expect(statistics.params).toEqual([['public'], ['people']]);

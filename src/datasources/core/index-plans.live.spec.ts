@@ -283,3 +283,111 @@ describe('NULL order on MariaDB, SQLite and SQL Server needs no other form (issu
     }
   });
 });
+
+describeWith('postgres')(
+  'a one-to-many page is read per parent from the foreign-key index on PostgreSQL (issue 25 item 2, ADR 0015)',
+  () => {
+    let admin: Client;
+    let client: Client;
+    const name = `tg_plan_${randomBytes(4).toString('hex')}`;
+    const PARENTS = ['d001', 'd002', 'd003', 'd004', 'd005', 'd006', 'd007', 'd008', 'd009'];
+    /** Nine departments' employees, a page per department, as the navigation resolver plans it. */
+    const page = (
+      perKey: boolean,
+      take: number,
+      skip: number,
+      direction: 'ASC' | 'DESC',
+      first = 'from_date',
+    ): SelectPlan => {
+      const inKeys = { kind: 'in' as const, column: 'dept_no', values: PARENTS, negated: false };
+      const filter = {
+        kind: 'compare' as const,
+        column: 'to_date',
+        op: 'gt' as const,
+        value: '2000-01-01',
+      };
+      return {
+        table: { schema: null, name: 'dept_emp' },
+        columns: ['emp_no', 'dept_no'],
+        where: perKey ? filter : { kind: 'and', items: [inKeys, filter] },
+        scope: ALL_ROWS,
+        order: [
+          { column: first, direction, nullable: false },
+          { column: 'emp_no', direction: 'ASC', nullable: false },
+        ],
+        take,
+        skip,
+        partition: {
+          column: 'dept_no',
+          ...(perKey && { perKey: { keys: PARENTS, type: 'character(4)' } }),
+        },
+      };
+    };
+
+    beforeAll(async () => {
+      admin = new Client({ connectionString: SERVICE_URLS.postgres });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE "${name}"`);
+      const url = new URL(SERVICE_URLS.postgres);
+      url.pathname = `/${name}`;
+      client = new Client({ connectionString: url.toString() });
+      await client.connect();
+      await client.query(`CREATE TABLE departments (dept_no char(4) PRIMARY KEY);
+        INSERT INTO departments SELECT 'd00' || g FROM generate_series(1, 9) g;
+        CREATE TABLE dept_emp (emp_no int NOT NULL, dept_no char(4) NOT NULL REFERENCES departments,
+          from_date date NOT NULL, to_date date NOT NULL, PRIMARY KEY (emp_no, dept_no));
+        INSERT INTO dept_emp SELECT g, 'd00' || (1 + g % 9), date '1990-01-01' + (g % 3000),
+          date '1995-01-01' + (g % 9000) FROM generate_series(1, 90000) g;
+        CREATE INDEX dept_emp_dept ON dept_emp (dept_no);
+        ANALYZE departments; ANALYZE dept_emp;`);
+    });
+
+    afterAll(async () => {
+      await client?.end();
+      await admin?.query(`DROP DATABASE IF EXISTS "${name}"`);
+      await admin?.end();
+    });
+
+    it('answers every parent\u2019s page exactly as the ROW_NUMBER() read does', async () => {
+      const dialect = new PostgresDialect();
+      for (const [take, skip, direction] of [
+        [5, 0, 'ASC'],
+        [5, 3, 'DESC'],
+        [1, 0, 'DESC'],
+      ] as const) {
+        const lateral = dialect.compileSelect(page(true, take, skip, direction));
+        expect(lateral.sql).toContain('CROSS JOIN LATERAL');
+        const window = dialect.compileSelect(page(false, take, skip, direction));
+        expect(window.sql).not.toContain('LATERAL');
+        const byParent = (rows: { emp_no: number; dept_no: string }[]) =>
+          PARENTS.map((p) => rows.filter((r) => r.dept_no === p).map((r) => r.emp_no));
+        const a = (await client.query(lateral.sql, lateral.params)).rows;
+        const b = (await client.query(window.sql, window.params)).rows;
+        expect(a).toHaveLength(PARENTS.length * take);
+        expect(byParent(a)).toEqual(byParent(b));
+      }
+    });
+
+    it('reads a page per parent, not every child of every parent', async () => {
+      // In the primary key's order (emp_no first), which an index serves per parent.
+      const q = new PostgresDialect().compileSelect(page(true, 5, 0, 'ASC', 'emp_no'));
+      const [{ 'QUERY PLAN': plan }] = (
+        await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${q.sql}`, q.params)
+      ).rows;
+      const nodes = planNodes(plan[0].Plan);
+      // Each scan of dept_emp hands up rows per loop; in all, far below the 90,000 children.
+      const read = nodes
+        .filter((n) => String(n['Node Type']).includes('Scan') && n['Relation Name'] === 'dept_emp')
+        .reduce((sum, n) => sum + Number(n['Actual Rows']) * Number(n['Actual Loops']), 0);
+      expect(read).toBeLessThan(90_000);
+      const window = new PostgresDialect().compileSelect(page(false, 5, 0, 'ASC', 'emp_no'));
+      const [{ 'QUERY PLAN': all }] = (
+        await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${window.sql}`, window.params)
+      ).rows;
+      const readAll = planNodes(all[0].Plan)
+        .filter((n) => String(n['Node Type']).includes('Scan') && n['Relation Name'] === 'dept_emp')
+        .reduce((sum, n) => sum + Number(n['Actual Rows']) * Number(n['Actual Loops']), 0);
+      expect(read).toBeLessThan(readAll);
+    });
+  },
+);

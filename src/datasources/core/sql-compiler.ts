@@ -212,6 +212,20 @@ export abstract class SqlCompiler {
     return everyRow ? plan.where : { kind: 'and', items: [plan.where, plan.scope] };
   }
 
+  /** {@link filterOf}, and the partition column among its keys when the plan carries them apart. */
+  protected partitionFilterOf(plan: SelectPlan): Condition {
+    const filter = this.filterOf(plan);
+    const perKey = plan.partition?.perKey;
+    if (!perKey) return filter;
+    const inKeys: Condition = {
+      kind: 'in',
+      column: plan.partition!.column,
+      values: perKey.keys,
+      negated: false,
+    };
+    return { kind: 'and', items: [inKeys, filter] };
+  }
+
   compileSelect(plan: SelectPlan): CompiledQuery {
     const params = this.parameters();
     const columns = plan.columns.map((c) => this.selectItem(c, plan.kinds?.[c])).join(', ');
@@ -225,7 +239,7 @@ export abstract class SqlCompiler {
     // The window's ORDER BY comes before WHERE in the text: its parameters (an order through a
     // relation binds its row rule's) are bound first, as positional placeholders (`?`) need.
     const order = this.orderBy(plan.order, params, plan.table);
-    const where = this.whereClause(this.filterOf(plan), params, plan.table);
+    const where = this.whereClause(this.partitionFilterOf(plan), params, plan.table);
     const rn = this.quote(ROW_NUMBER_ALIAS);
     const inner =
       `SELECT ${columns}, ROW_NUMBER() OVER (PARTITION BY ${this.quote(plan.partition.column)} ` +

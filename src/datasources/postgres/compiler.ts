@@ -1,6 +1,6 @@
 import type { ColumnKind, DateBucket } from '../core/dialect';
-import type { CompiledQuery, Condition, SelectPlan } from '../core/dialect';
-import { SqlCompiler } from '../core/sql-compiler';
+import type { CompiledQuery, Condition, PagePerKey, SelectPlan } from '../core/dialect';
+import { ROW_NUMBER_ALIAS, SqlCompiler } from '../core/sql-compiler';
 import { LIST_AS_COLUMN, TYPED_COMPARISONS } from './values';
 
 /**
@@ -68,6 +68,8 @@ export abstract class PostgresCompiler extends SqlCompiler {
    * by), and whose other terms are columns; anything else is the shared SELECT.
    */
   override compileSelect(plan: SelectPlan): CompiledQuery {
+    const perKey = plan.partition?.perKey;
+    if (perKey) return this.pagePerKey(plan, plan.partition!.column, perKey);
     const [first, ...rest] = plan.order;
     const split =
       !plan.partition &&
@@ -113,5 +115,36 @@ export abstract class PostgresCompiler extends SqlCompiler {
       `SELECT ${outer} FROM (${parts.join(' UNION ALL ')}) ${this.quote('__tg_u')} ` +
       `ORDER BY ${order.join(', ')}${this.paginate(plan.take, plan.skip, params)}`;
     return params.query(sql);
+  }
+
+  /**
+   * A batched one-to-many read whose pages are read per parent key (ADR 0015): `SELECT … FROM
+   * unnest(CAST($1 AS <type>[])) "__tg_p"("__tg_k") CROSS JOIN LATERAL (SELECT …, ROW_NUMBER()
+   * OVER (ORDER BY <order>) FROM <table> WHERE <filter> AND <column> = "__tg_p"."__tg_k" ORDER BY
+   * <order> LIMIT take OFFSET skip) "__tg_c" ORDER BY <column>, <row number>`. With an index on
+   * the foreign key each parent's page stops after `skip + take` rows, where `ROW_NUMBER() OVER
+   * (PARTITION BY …)` numbers every child of every parent first. The keys travel as one array
+   * parameter of the column's declared type, so the statement's size and planning do not grow
+   * with them.
+   */
+  private pagePerKey(plan: SelectPlan, column: string, perKey: PagePerKey): CompiledQuery {
+    const params = this.parameters();
+    const table = this.tableName(plan.table);
+    const key = this.quote('__tg_k');
+    const parent = this.quote('__tg_p');
+    const child = this.quote('__tg_c');
+    const rn = this.quote(ROW_NUMBER_ALIAS);
+    const keys = `unnest(CAST(${params.add(perKey.keys, column)} AS ${perKey.type}[])) ${parent}(${key})`;
+    const columns = plan.columns.map((c) => this.selectItem(c, plan.kinds?.[c])).join(', ');
+    const order = this.orderBy(plan.order, params, plan.table);
+    const correlated = `${this.quote(plan.table.name)}.${this.quote(column)} = ${parent}.${key}`;
+    const filter = this.whereClause(this.filterOf(plan), params, plan.table);
+    const where = filter ? `${filter} AND ${correlated}` : ` WHERE ${correlated}`;
+    const page = this.paginate(plan.take, plan.skip, params);
+    const inner = `SELECT ${columns}, ROW_NUMBER() OVER (ORDER BY ${order}) AS ${rn} FROM ${table}${where} ORDER BY ${order}${page}`;
+    const outer = plan.columns.map((c) => `${child}.${this.quote(c)}`).join(', ');
+    return params.query(
+      `SELECT ${outer} FROM ${keys} CROSS JOIN LATERAL (${inner}) ${child} ORDER BY ${child}.${this.quote(column)}, ${child}.${rn}`,
+    );
   }
 }

@@ -33,6 +33,21 @@ export const POSTGRES_UNIQUE_KEYS_SQL = `SELECT ns.nspname AS table_schema, cl.r
     AND ns.nspname = ANY($1) AND cl.relname = ANY($2)
   ORDER BY ic.relname`;
 
+/**
+ * The first key column of every valid, whole-table index of the tables asked for (`pg_index`:
+ * `indkey[0]`, an expression index's 0 matching no column; partial indexes left out, as they
+ * may not cover a row): a foreign key whose column leads one can be read per parent from it
+ * (`ModelForeignKey.indexed`, ADR 0015).
+ */
+export const POSTGRES_INDEX_LEADS_SQL = `SELECT ns.nspname::text AS table_schema, cl.relname::text AS table_name,
+    a.attname::text AS column_name
+  FROM pg_index ix
+  JOIN pg_class cl ON cl.oid = ix.indrelid
+  JOIN pg_namespace ns ON ns.oid = cl.relnamespace
+  JOIN pg_attribute a ON a.attrelid = ix.indrelid AND a.attnum = ix.indkey[0]
+  WHERE ix.indisvalid AND ix.indpred IS NULL
+    AND ns.nspname = ANY($1) AND cl.relname = ANY($2)`;
+
 function columnNames(json: unknown): string[] {
   return typeof json === 'string' ? ((JSON.parse(json) as string[] | null) ?? []) : [];
 }
@@ -379,6 +394,7 @@ export async function introspectPostgres(
   const uniques = (await pool.run({ sql: POSTGRES_UNIQUE_KEYS_SQL, params })).rows.filter((r) =>
     wanted(r.table_schema, r.table_name),
   );
+  const leads = (await pool.run({ sql: POSTGRES_INDEX_LEADS_SQL, params })).rows;
   return tables
     .map((t): IntrospectedTable | null => {
       const schema = t.schema ?? 'public';
@@ -453,12 +469,16 @@ export async function introspectPostgres(
                     statsOf.find((r) => r.column_name === fkColumns[0]),
                   )
                 : undefined;
+            const indexed =
+              fkColumns.length === 1 &&
+              leads.some((r) => mine(r) && r.column_name === fkColumns[0]);
             return {
               columns: fkColumns,
               referencedSchema: String(k.ref_schema),
               referencedTable: String(k.ref_table),
               referencedColumns: columnNames(k.ref_columns),
               ...(fanOut !== undefined && { fanOut }),
+              ...(indexed && { indexed: true }),
             };
           }),
       };
