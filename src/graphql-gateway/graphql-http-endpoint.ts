@@ -39,7 +39,12 @@ import { CallerResolverService } from './caller-resolver.service';
 import type { Caller, GatewayContext } from './gateway-context';
 import { DatabaseRefusalError, refusalOf } from './graphql-errors';
 import { audienceOf, PUBLISHED } from './request/audience';
-import { CompiledDocument, RequestRefusal, selectOperation } from './request/compiled-operation';
+import {
+  CompiledDocument,
+  CompiledOperation,
+  RequestRefusal,
+  selectOperation,
+} from './request/compiled-operation';
 import { authorizeRootFields } from './request/endpoint-scope';
 import {
   coerceRequestVariables,
@@ -70,6 +75,16 @@ function invalidValue(driverError: unknown, field: string | null): DatabaseRefus
     },
     driverError,
   );
+}
+
+/** Who calls which app, as request steps 1-5 found them ({@link GraphqlHttpEndpoint.callerSchema}). */
+export interface CallerTarget {
+  app: AppView;
+  caller: Caller;
+  /** The version the caller addresses: a builder's working version, else main. */
+  head: VersionHead;
+  /** The caller's own schema (its audience's view of `head`). */
+  executable: ExecutableSchema;
 }
 
 /** The media type of GraphQL-over-HTTP responses, when the client asks for it. */
@@ -312,25 +327,8 @@ export class GraphqlHttpEndpoint {
         res.setHeader('allow', 'POST');
         throw RequestRefusal.of(405, 'BAD_REQUEST', 'Mutations are sent with POST, never GET');
       }
-      authorizeRootFields(caller, app.id, operation.rootFieldNames, executable.rootFields);
-      // A request's mutations are one transaction on one database: refused before any SQL else.
-      const writes =
-        operation.kind === 'mutation'
-          ? mutationDatasource(
-              operation.rootFieldNames,
-              (name) => executable.rootFields.get(name)?.datasourceId,
-            )
-          : null;
-      const variables = coerceRequestVariables(executable.schema, operation, params.variables);
-      const cost = operation.cost(variables.values, this.config.limits);
-      const context = this.context(app.id, caller, abort, executable, cost.statements, writes);
-      const answer = await executeOperation(
-        executable.schema,
-        compiled,
-        operation,
-        variables,
-        context,
-      );
+      const target = { app, caller, head, executable };
+      const answer = await this.execute(target, compiled, operation, params.variables, abort);
       this.send(req, res, 200, answer);
     } catch (error) {
       if (!this.sendRefusal(req, res, error)) throw error;
@@ -338,19 +336,70 @@ export class GraphqlHttpEndpoint {
   }
 
   /**
+   * Request steps 6-8 of a query text for a caller whose steps 1-5 ran ({@link callerSchema}), for
+   * another entry point that speaks for the same caller (the MCP endpoint, `src/mcp/`): compile in
+   * the caller's schema, the one operation of the text, then {@link execute}. The same units and
+   * refusals as a GraphQL request, so key scope, drafts, row rules, limits and deadlines apply
+   * exactly as on `/api/graphql`.
+   * @returns the GraphQL answer (execution errors in `errors[]`) and the operation's kind.
+   * @throws RequestRefusal (compile, variables, limits) or DomainError (endpoint scope).
+   */
+  async run(
+    target: CallerTarget,
+    text: string,
+    variables: Record<string, unknown>,
+    abort: Cancellation,
+  ): Promise<{ kind: OperationKind; answer: GraphQLResponse }> {
+    const { app, caller, head, executable } = target;
+    const compiled = await this.compileFor(executable, head, caller, app.id, text);
+    const operation = selectOperation(compiled, undefined);
+    const answer = await this.execute(target, compiled, operation, variables, abort);
+    return { kind: operation.kind, answer };
+  }
+
+  /**
+   * Request steps 6b-8 of a compiled operation: endpoint scope per root field, one datasource for
+   * a request's mutations, variables, cost ceilings, then execution in a fresh request context
+   * (budget, row scopes, pool share, transaction).
+   * @throws RequestRefusal or DomainError of those steps; execution errors are in the answer.
+   */
+  private async execute(
+    { app, caller, executable }: CallerTarget,
+    compiled: CompiledDocument,
+    operation: CompiledOperation,
+    rawVariables: Record<string, unknown>,
+    abort: Cancellation,
+  ): Promise<GraphQLResponse> {
+    authorizeRootFields(caller, app.id, operation.rootFieldNames, executable.rootFields);
+    // A request's mutations are one transaction on one database: refused before any SQL else.
+    const writes =
+      operation.kind === 'mutation'
+        ? mutationDatasource(
+            operation.rootFieldNames,
+            (name) => executable.rootFields.get(name)?.datasourceId,
+          )
+        : null;
+    const variables = coerceRequestVariables(executable.schema, operation, rawVariables);
+    const cost = operation.cost(variables.values, this.config.limits);
+    const context = this.context(app.id, caller, abort, executable, cost.statements, writes);
+    return executeOperation(executable.schema, compiled, operation, variables, context);
+  }
+
+  /**
    * Request steps 1-5, for the endpoint and its cache policies alike: the app (404), the caller
    * (key, builder session, app user or anonymous; 401), a key's app scope (403), the throttle
    * (429 with `retry-after`; sets `RateLimit-*`), the version head the caller addresses (a
    * builder's working version, else main) and its schema for the caller's audience (503
-   * `API_UNAVAILABLE`). `found` learns the app's id once the app is found.
+   * `API_UNAVAILABLE`). `found` learns the app's id once the app is found. Public for the MCP
+   * endpoint (`src/mcp/`), whose keyed calls count against the same `rateLimitPerMinute`.
    * @throws DomainError of those steps.
    */
-  private async callerSchema(
+  async callerSchema(
     findApp: () => Promise<AppView | null>,
     req: ParsedRequest,
     res: ServerResponse,
     found: (appId: string) => void = () => undefined,
-  ): Promise<{ app: AppView; caller: Caller; head: VersionHead; executable: ExecutableSchema }> {
+  ): Promise<CallerTarget> {
     const app = await findApp();
     if (!app) throw new DomainError(ErrorCode.NotFound, 'App not found');
     found(app.id);
