@@ -2,6 +2,7 @@ import { InitialSchema1763683200000 } from './1763683200000-initial-schema';
 import { DatasourceServerVersion1763769600000 } from './1763769600000-datasource-server-version';
 import { AppUsers1764115200000 } from './1764115200000-app-users';
 import { AccountLifecycle1766102400000 } from './1766102400000-account-lifecycle';
+import { KeyCostBudgets1795651200000 } from './1795651200000-key-cost-budgets';
 
 /** Every metadata migration, oldest first; run at start on SQLite and PostgreSQL alike. */
 export const METADATA_MIGRATIONS = [
@@ -9,4 +10,5 @@ export const METADATA_MIGRATIONS = [
   DatasourceServerVersion1763769600000,
   AppUsers1764115200000,
   AccountLifecycle1766102400000,
+  KeyCostBudgets1795651200000,
 ];

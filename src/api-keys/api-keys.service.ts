@@ -26,6 +26,8 @@ export interface ApiKeyView {
   status: 'active' | 'revoked';
   lastUsedAt: string | null;
   rateLimitPerMinute: number;
+  /** Cost points per minute (README "Cost budgets"). */
+  pointsPerMinute: number;
   expiresAt: string | null;
 }
 
@@ -34,6 +36,8 @@ export interface KeyPrincipal {
   keyId: string;
   scope: ScopeEntry[];
   rateLimitPerMinute: number;
+  /** Cost points the key may spend per minute (README "Cost budgets"). */
+  pointsPerMinute: number;
 }
 
 /** Characters of the key shown as its `prefix` (CONTRACT.md §5). */
@@ -55,6 +59,7 @@ type CachedKey =
       expiresAt: number | null;
       scope: ScopeEntry[];
       rateLimitPerMinute: number;
+      pointsPerMinute: number;
     };
 
 /**
@@ -65,7 +70,8 @@ export function hashKey(key: string): string {
   return hash('sha256', key, 'hex');
 }
 
-const view = (k: ApiKeyEntity): ApiKeyView => ({
+/** A key as listed; `defaultPoints` stands for a budget the key was made without (before budgets). */
+const view = (k: ApiKeyEntity, defaultPoints: number): ApiKeyView => ({
   id: k.id,
   name: k.name,
   prefix: k.prefix,
@@ -73,6 +79,7 @@ const view = (k: ApiKeyEntity): ApiKeyView => ({
   status: k.status,
   lastUsedAt: k.lastUsedAt,
   rateLimitPerMinute: k.rateLimitPerMinute,
+  pointsPerMinute: k.pointsPerMinute ?? defaultPoints,
   expiresAt: k.expiresAt,
 });
 
@@ -129,6 +136,7 @@ export class ApiKeysService implements OnApplicationShutdown {
     name: string;
     scope: ScopeEntry[];
     rateLimitPerMinute?: number;
+    pointsPerMinute?: number;
     expiresAt?: string;
   }): Promise<ApiKeyView & { key: string }> {
     const problems: string[] = [];
@@ -151,18 +159,22 @@ export class ApiKeysService implements OnApplicationShutdown {
       scope: JSON.stringify(input.scope.map((s) => ({ appId: s.appId, endpoints: s.endpoints }))),
       status: 'active',
       rateLimitPerMinute: input.rateLimitPerMinute ?? this.config.apiKeyRateLimitPerMinute,
+      pointsPerMinute: input.pointsPerMinute ?? this.config.apiKeyPointsPerMinute,
       expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
       lastUsedAt: null,
       revokedAt: null,
       createdAt: new Date().toISOString(),
     });
     await this.keys.insert(entity);
-    return { ...view(entity), key };
+    return { ...view(entity, this.config.apiKeyPointsPerMinute), key };
   }
 
   /** Every key, newest first. */
   async list(): Promise<ApiKeyView[]> {
-    return (await this.keys.find({ order: { createdAt: 'DESC' } })).map(view);
+    const defaultPoints = this.config.apiKeyPointsPerMinute;
+    return (await this.keys.find({ order: { createdAt: 'DESC' } })).map((k) =>
+      view(k, defaultPoints),
+    );
   }
 
   /** Revokes a key for good. @throws DomainError NOT_FOUND, CONFLICT (already revoked). */
@@ -198,6 +210,7 @@ export class ApiKeysService implements OnApplicationShutdown {
             expiresAt: entity.expiresAt ? new Date(entity.expiresAt).getTime() : null,
             scope: JSON.parse(entity.scope) as ScopeEntry[],
             rateLimitPerMinute: entity.rateLimitPerMinute,
+            pointsPerMinute: entity.pointsPerMinute ?? this.config.apiKeyPointsPerMinute,
           }
         : 'unknown';
       if (this.events.cachesAreSafe() && generation === this.generation)
@@ -207,7 +220,12 @@ export class ApiKeysService implements OnApplicationShutdown {
     if (known.status === 'revoked') throw ApiKeyErrors.revoked();
     if (known.expiresAt !== null && known.expiresAt <= Date.now()) throw ApiKeyErrors.expired();
     this.noteUse(known.keyId);
-    return { keyId: known.keyId, scope: known.scope, rateLimitPerMinute: known.rateLimitPerMinute };
+    return {
+      keyId: known.keyId,
+      scope: known.scope,
+      rateLimitPerMinute: known.rateLimitPerMinute,
+      pointsPerMinute: known.pointsPerMinute,
+    };
   }
 
   /** Key lookups that read the metadata store since start (the e2e suites read it). */

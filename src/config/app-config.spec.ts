@@ -46,6 +46,7 @@ describe('loadConfig defaults', () => {
       adminPassword: null,
       demo: false,
       apiKeyRateLimitPerMinute: 600,
+      apiKeyPointsPerMinute: 10_000,
       dataDir: resolve(dataDir),
       sqliteDatasourceDir: resolve(dataDir, 'datasources'),
       limits: {

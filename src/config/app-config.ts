@@ -29,6 +29,11 @@ export interface AppConfig {
   demo: boolean;
   /** Requests per minute of a new API key when none is given; positive integer. */
   apiKeyRateLimitPerMinute: number;
+  /**
+   * Cost points per minute of a new API key when none is given (`API_KEY_POINTS_PER_MINUTE`,
+   * default 10,000; README "Cost budgets"); positive integer.
+   */
+  apiKeyPointsPerMinute: number;
   /** Folder for generated local state (dev secret, embedded databases). */
   dataDir: string;
   /** The only folder SQLite datasources may be opened from (a builder must not reach other files). */
@@ -269,6 +274,7 @@ export function loadConfig(env: Env, defaults: { demo: boolean }): AppConfig {
     adminPassword: password,
     demo: flag(env, 'DEMO', defaults.demo),
     apiKeyRateLimitPerMinute: intIn(env, 'API_KEY_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000_000),
+    apiKeyPointsPerMinute: intIn(env, 'API_KEY_POINTS_PER_MINUTE', 10_000, 1, 1_000_000_000),
     dataDir,
     sqliteDatasourceDir: resolve(env.SQLITE_DATASOURCE_DIR || resolve(dataDir, 'datasources')),
     limits: {

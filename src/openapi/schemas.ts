@@ -218,4 +218,8 @@ export function schemaRef(name: string | [string]): SchemaObject {
     return { $ref: `#/components/schemas/${n}` } as SchemaObject;
   };
   return typeof name === 'string' ? one(name) : list(one(name[0]));
+    pointsPerMinute: {
+      type: 'integer',
+      description: 'Cost points per minute (README "Cost budgets")',
+    },
 }

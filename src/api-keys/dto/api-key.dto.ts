@@ -69,6 +69,17 @@ export class CreateApiKeyDto {
   rateLimitPerMinute?: number;
   @ApiPropertyOptional({
     description:
+      'Cost points the key may spend per minute (README "Cost budgets"), any positive integer; defaults to API_KEY_POINTS_PER_MINUTE (10,000 unless configured).',
+    type: 'integer',
+    minimum: 1,
+    example: 10_000,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  pointsPerMinute?: number;
+  @ApiPropertyOptional({
+    description:
       'Expiry as an ISO 8601 date-time, which must be in the future; when omitted the key never expires.',
     type: String,
     format: 'date-time',

@@ -11,6 +11,9 @@ export class ApiKeyEntity {
   @Column({ type: 'text' }) scope: string;
   @Column({ type: 'varchar', length: 16 }) status: 'active' | 'revoked';
   @Column({ name: 'rate_limit_per_minute', type: 'integer' }) rateLimitPerMinute: number;
+  /** Cost points per minute (README "Cost budgets"); null on keys made before budgets existed. */
+  @Column({ name: 'points_per_minute', type: 'integer', nullable: true }) pointsPerMinute:
+    number | null;
   @Column({ name: 'expires_at', type: 'varchar', length: 32, nullable: true }) expiresAt:
     string | null;
   @Column({ name: 'last_used_at', type: 'varchar', length: 32, nullable: true })

@@ -18,6 +18,7 @@ const key: Caller = {
     keyId: 'k',
     scope: [{ appId: APP, endpoints: ['customers'] }],
     rateLimitPerMinute: 60,
+    pointsPerMinute: 10_000,
   },
 };
 const appUser = { kind: 'app-user', user: {} } as unknown as Caller;

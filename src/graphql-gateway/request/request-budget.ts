@@ -37,6 +37,11 @@ export class RequestBudget implements RowSink {
     this.chargeRows(rows.length, bytes);
   }
 
+  /** Rows the request's statements returned so far (its actual cost, README "Cost budgets"). */
+  get rowsRead(): number {
+    return this.rows;
+  }
+
   /** Bytes the request may still read (0 once over). */
   bytesLeft(): number {
     return Math.max(0, this.limits.responseBytes - this.bytes);
