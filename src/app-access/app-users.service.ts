@@ -140,6 +140,24 @@ export class AppUsersService {
   }
 
   /**
+   * The principal of app user `userId` of `appId`, as its own session would prove it: what a
+   * builder's "view as" (`x-view-as-user` at the GraphQL endpoint) runs the request as.
+   * @throws DomainError NOT_FOUND (no such user of this app), CONFLICT (the user is disabled: every
+   * call of theirs is refused, so there are no rows to show).
+   */
+  async principalFor(appId: string, userId: string): Promise<AppUserPrincipal> {
+    const user = await this.users.findOneBy({ id: userId, appId });
+    if (!user) throw notFound('App user', userId);
+    if (user.disabled)
+      throw new DomainError(
+        ErrorCode.Conflict,
+        'This app user is disabled: every call of theirs is refused; enable them to view as them',
+      );
+    const v = view(user);
+    return { userId: v.id, appId, roles: v.roles, attributes: v.attributes };
+  }
+
+  /**
    * The principal an app-user token proves at `appId`'s endpoint. The user is read on every
    * request, so a disabled user or a raised epoch is refused at once on every instance.
    * @throws DomainError UNAUTHENTICATED for an invalid or expired token, another app's token, a

@@ -12,7 +12,16 @@ import type { RowScopes } from './request/row-scopes';
 export type Caller =
   | { kind: 'key'; principal: KeyPrincipal }
   | { kind: 'builder'; session: PlatformSession }
-  | { kind: 'app-user'; user: AppUserPrincipal }
+  | {
+      kind: 'app-user';
+      user: AppUserPrincipal;
+      /**
+       * Set when a signed-in builder views as this user (`x-view-as-user`): the account id. Such a
+       * request is the user's own in every step (main version, schema, rules, throttle) and may
+       * only read.
+       */
+      viewedBy?: string;
+    }
   | { kind: 'anonymous' };
 
 /** Per-request state shared by the resolvers of one GraphQL request. */

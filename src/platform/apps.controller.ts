@@ -1,8 +1,11 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiOkResponse } from '@nestjs/swagger';
 import { AppsService, AppView } from './apps.service';
 import { CurrentSession } from './current-session.decorator';
 import { CreateAppDto, UpdateAppDto } from './dto/platform.dto';
+import { VersionDiffAnswer } from './dto/version-diff.dto';
 import type { PlatformSession } from './sessions.service';
+import type { VersionDiff } from './version-diff';
 import { VersionsService } from './versions.service';
 import { ApiRoute } from '../openapi/api-route.decorator';
 
@@ -74,5 +77,26 @@ export class AppsController {
   ): Promise<{ revision: number }> {
     await this.apps.get(appId);
     return this.versions.publish(appId, session.accountId);
+  }
+
+  /**
+   * `GET /api/apps/:appId/versions/diff`: what the caller's working version changes against main
+   * (Table APIs, tables, enums, row rules), in words; no changes without a working version.
+   */
+  @ApiOkResponse({ type: VersionDiffAnswer })
+  @ApiRoute({
+    summary: 'Compare your working version with main',
+    description:
+      'What publishing your working version would change: Table APIs (actions, public switches, fields, state), model tables, enums and row rules, one sentence per change.',
+    ok: { description: 'The changes' },
+    errors: [404],
+  })
+  @Get(':appId/versions/diff')
+  async diff(
+    @Param('appId') appId: string,
+    @CurrentSession() session: PlatformSession,
+  ): Promise<VersionDiff> {
+    await this.apps.get(appId);
+    return this.versions.diff(appId, session.accountId);
   }
 }

@@ -8,6 +8,7 @@ import { EventsService } from '../events/events.service';
 import { AppVersionEntity } from './entities/app-version.entity';
 import { PlatformErrors } from './platform.errors';
 import { VersionDefinition, VersionHead } from './version-definition';
+import { diffVersions, VersionDiff } from './version-diff';
 
 const MAIN = 'main';
 
@@ -87,6 +88,27 @@ export class VersionsService {
     const head = await this.builderHead(appId, accountId);
     if (!head) throw notFound('App', appId);
     return this.definition(head.versionId);
+  }
+
+  /**
+   * What the builder's working version changes against main (issue 27 item 5): what publishing it
+   * would make live. Without a working version there is nothing to publish: no changes.
+   * @throws DomainError NOT_FOUND (no app).
+   */
+  async diff(appId: string, accountId: string): Promise<VersionDiff> {
+    const main = await this.head(appId, MAIN);
+    if (!main) throw notFound('App', appId);
+    const working = await this.head(appId, accountId);
+    if (!working) return { mainRevision: main.revision, workingRevision: null, changes: [] };
+    const [before, after] = await Promise.all([
+      this.definition(main.versionId),
+      this.definition(working.versionId),
+    ]);
+    return {
+      mainRevision: main.revision,
+      workingRevision: working.revision,
+      changes: diffVersions(before, after),
+    };
   }
 
   /**

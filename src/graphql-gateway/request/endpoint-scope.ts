@@ -38,7 +38,8 @@ function unknownFieldRefusal(caller: Caller, name: string): DomainError {
  * published API (rows are bounded by row rules) and a builder every field of their working version.
  * A root field the caller's schema does not hold (a mutation where it has no `Mutation` type) is
  * refused the same way: 401 for an anonymous caller, 403 for a key, 403 `Operation … is not served
- * here` for a builder or an app user.
+ * here` for a builder or an app user. A builder viewing as an app user (`viewedBy`) may call the
+ * user's read operations only (403 for a write).
  * @throws DomainError FORBIDDEN or UNAUTHENTICATED as above (never a pass).
  */
 export function authorizeRootFields(
@@ -62,8 +63,15 @@ export function authorizeRootFields(
       case 'anonymous':
         if (!info.public) throw ApiKeyErrors.invalid();
         break;
-      case 'builder':
       case 'app-user':
+        // A builder viewing as the user (`x-view-as-user`) reads only (issue 27 item 4).
+        if (caller.viewedBy && info.action !== 'select' && info.action !== 'aggregate')
+          throw new DomainError(
+            ErrorCode.Forbidden,
+            `Viewing as an app user reads only: "${name}" writes`,
+          );
+        break;
+      case 'builder':
         break;
       default:
         // A caller kind this step does not know is refused, never passed.
