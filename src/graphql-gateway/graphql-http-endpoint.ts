@@ -30,6 +30,7 @@ import { invalidValueField, isInvalidValueError } from '../datasources/core/inva
 import { DatasourcesService } from '../data-model/datasources.service';
 import { requestIdOf } from '../logging/logging';
 import { MetricsService, OperationKind } from '../metrics/metrics.service';
+import { CostBudgetExceeded, CostBudgetsService } from '../rate-limits/cost-budgets.service';
 import { RateLimitsService } from '../rate-limits/rate-limits.service';
 import { AppsService, AppView } from '../platform/apps.service';
 import type { VersionHead } from '../platform/version-definition';
@@ -54,6 +55,7 @@ import {
 import { readGraphQLParams, refuseKeyInUrl } from './request/graphql-params';
 import { shareOfPool } from './request/pool-share';
 import { RequestBudget } from './request/request-budget';
+import { costPoints, requestedPoints } from './request/request-points';
 import { mutationDatasource, RequestTransaction } from './request/request-transaction';
 import { RowScopes } from './request/row-scopes';
 import { ExecutableSchema, SchemaProviderService } from './schema-provider.service';
@@ -164,6 +166,7 @@ export class GraphqlHttpEndpoint {
     private readonly schemas: SchemaProviderService,
     private readonly datasources: DatasourcesService,
     private readonly rateLimits: RateLimitsService,
+    private readonly costBudgets: CostBudgetsService,
     private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
@@ -381,8 +384,31 @@ export class GraphqlHttpEndpoint {
         : null;
     const variables = coerceRequestVariables(executable.schema, operation, rawVariables);
     const cost = operation.cost(variables.values, this.config.limits);
+    // A key's cost budget pays for the estimate before any SQL (README "Cost budgets").
+    const mutationFields = operation.kind === 'mutation' ? operation.fields.length : 0;
+    const charge =
+      caller.kind === 'key'
+        ? await this.costBudgets.charge(
+            `key:${caller.principal.keyId}`,
+            caller.principal.pointsPerMinute,
+            requestedPoints(cost, mutationFields),
+          )
+        : null;
     const context = this.context(app.id, caller, abort, executable, cost.statements, writes);
-    return executeOperation(executable.schema, compiled, operation, variables, context);
+    const settle = () =>
+      this.costBudgets.settle(
+        charge!,
+        costPoints(context.budget.rowsRead, cost.scanned, mutationFields),
+      );
+    let answer: GraphQLResponse;
+    try {
+      answer = await executeOperation(executable.schema, compiled, operation, variables, context);
+    } catch (error) {
+      if (charge) await settle();
+      throw error;
+    }
+    if (!charge) return answer;
+    return { ...answer, extensions: { ...answer.extensions, cost: await settle() } };
   }
 
   /**
@@ -457,7 +483,12 @@ export class GraphqlHttpEndpoint {
     if (error instanceof DomainError) {
       const refusal = refusalOf(error);
       for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
-      this.send(req, res, refusal.status, refusal.body);
+      // A refusal of the cost budget still tells the key where its budget stands.
+      const body =
+        error instanceof CostBudgetExceeded
+          ? { ...refusal.body, extensions: { cost: error.report } }
+          : refusal.body;
+      this.send(req, res, refusal.status, body);
       return true;
     }
     return false;

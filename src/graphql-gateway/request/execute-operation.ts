@@ -23,6 +23,8 @@ const logger = new Logger('GraphQL');
 export interface GraphQLResponse {
   data?: Record<string, unknown> | null;
   errors?: GraphQLFormattedError[];
+  /** A key's `cost` (README "Cost budgets"), added by the endpoint after execution. */
+  extensions?: Record<string, unknown>;
 }
 
 /**
