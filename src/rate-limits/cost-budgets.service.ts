@@ -56,6 +56,9 @@ export class CostBudgetExceeded extends DomainError {
   }
 }
 
+/** Redis keys of the budgets: `tablegraph:cost:key:<id>`, beside the request counters' `tablegraph:rate:`. */
+export const COST_PREFIX = 'tablegraph:cost';
+
 /** A point count no key reaches in a window: the limiters never refuse; the key's own limit does. */
 const UNBOUNDED_POINTS = Number.MAX_SAFE_INTEGER;
 
@@ -72,7 +75,7 @@ const UNBOUNDED_POINTS = Number.MAX_SAFE_INTEGER;
 @Injectable()
 export class CostBudgetsService {
   private readonly local = new RateLimiterMemory({
-    keyPrefix: 'cost',
+    keyPrefix: COST_PREFIX,
     points: UNBOUNDED_POINTS,
     duration: RATE_LIMIT_WINDOW_MS / 1000,
   });
@@ -85,7 +88,7 @@ export class CostBudgetsService {
     this.sharedLimiter = redis.commands
       ? new RateLimiterRedis({
           storeClient: redis.commands,
-          keyPrefix: 'cost',
+          keyPrefix: COST_PREFIX,
           points: UNBOUNDED_POINTS,
           duration: RATE_LIMIT_WINDOW_MS / 1000,
         })
