@@ -1,4 +1,4 @@
-import type { IntrospectedTable } from '../datasources/core/dialect';
+import type { ColumnKind, IntrospectedTable } from '../datasources/core/dialect';
 
 /**
  * A table or view imported into an app's model (CONTRACT.md §3). The introspected `kind` is not
@@ -69,6 +69,69 @@ export interface TableApiDefinition {
 }
 
 /**
+ * What the database said of one argument or result column of an SQL API's statement when it was
+ * last saved (`Dialect.describeStatement`): its type name and kind when it could tell (MySQL,
+ * MariaDB and SQLite do not type parameters; expressions have no nullability), kept beside the
+ * builder's confirmation so a page can show both.
+ */
+export interface SqlApiProposal {
+  databaseType: string | null;
+  kind: ColumnKind | null;
+  nullable: boolean | null;
+}
+
+/**
+ * One `:name` parameter of an SQL API (README "SQL APIs"): `type` null until the database
+ * proposed one or the builder confirmed it (an SQL API is published only when every argument and
+ * column has one). `enum`: a model enum typing the argument (a GraphQL enum bound as its stored
+ * value). `nullable`: the argument may be left out or null (then SQL NULL is bound).
+ */
+export interface SqlApiArgument {
+  name: string;
+  type: ColumnKind | null;
+  nullable: boolean;
+  enum?: string;
+  proposed: SqlApiProposal;
+  /** The builder confirmed or overrode it: kept when the statement is saved again. */
+  confirmed?: boolean;
+}
+
+/** One result column of an SQL API's statement: as {@link SqlApiArgument}, `kind` for `type`. */
+export interface SqlApiColumn {
+  name: string;
+  kind: ColumnKind | null;
+  nullable: boolean;
+  enum?: string;
+  proposed: SqlApiProposal;
+  /** The builder confirmed or overrode it: kept when the statement is saved again. */
+  confirmed?: boolean;
+}
+
+/**
+ * An SQL API (issue 26, CONTRACT.md §11, README "SQL APIs"): one SQL statement with `:name`
+ * placeholders on one datasource, typed by the database and confirmed by the builder. A `query`
+ * kind is a read run in a read-only transaction that is rolled back; a `mutation` kind runs in the
+ * request's transaction. Drafted and published with the version as Table APIs are; its `id` is
+ * what a key's scope names.
+ */
+export interface SqlApiDefinition {
+  id: string;
+  name: string;
+  datasourceId: string;
+  statement: string;
+  kind: 'query' | 'mutation';
+  arguments: SqlApiArgument[];
+  columns: SqlApiColumn[];
+  /** A query kind also takes `where`, `order` and `skip`, applied around the statement. */
+  filterable: boolean;
+  /** Anonymous callers may call it once published. */
+  public: boolean;
+  status: 'draft' | 'published';
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
  * The definitions of one app version, kept as one JSON document whose revision grows with every
  * change (docs/adr/0003-versioned-definition-document.md).
  */
@@ -76,6 +139,8 @@ export interface VersionDefinition {
   tables: ModelTable[];
   enums: ModelEnum[];
   apis: TableApiDefinition[];
+  /** SQL APIs (README "SQL APIs"); absent in documents saved before they existed: none. */
+  sqlApis?: SqlApiDefinition[];
   /** Row rules per role (CONTRACT.md §4); filled by the app-access module. */
   permissions: Record<string, unknown>;
 }
