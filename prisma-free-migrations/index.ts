@@ -3,6 +3,7 @@ import { DatasourceServerVersion1763769600000 } from './1763769600000-datasource
 import { AppUsers1764115200000 } from './1764115200000-app-users';
 import { AccountLifecycle1766102400000 } from './1766102400000-account-lifecycle';
 import { KeyCostBudgets1795651200000 } from './1795651200000-key-cost-budgets';
+import { ApiKeyMcpDeletes1795737600000 } from './1795737600000-api-key-mcp-deletes';
 
 /** Every metadata migration, oldest first; run at start on SQLite and PostgreSQL alike. */
 export const METADATA_MIGRATIONS = [
@@ -11,4 +12,5 @@ export const METADATA_MIGRATIONS = [
   AppUsers1764115200000,
   AccountLifecycle1766102400000,
   KeyCostBudgets1795651200000,
+  ApiKeyMcpDeletes1795737600000,
 ];

@@ -12,6 +12,7 @@ import { EventsModule } from './events/events.module';
 import { GraphqlGatewayModule } from './graphql-gateway/graphql-gateway.module';
 import { HealthModule } from './health/health.module';
 import { loggerModule } from './logging/logging';
+import { McpModule } from './mcp/mcp.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { metadataStoreOptions } from './metadata-store';
 import { PagesModule } from './pages/pages.module';
@@ -47,6 +48,7 @@ export class AppModule {
         AppAccessModule,
         RemovalsModule,
         GraphqlGatewayModule,
+        McpModule,
         HealthModule,
         DemoModule,
         PagesModule,

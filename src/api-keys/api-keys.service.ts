@@ -26,6 +26,8 @@ export interface ApiKeyView {
   status: 'active' | 'revoked';
   lastUsedAt: string | null;
   rateLimitPerMinute: number;
+  /** Whether MCP's `delete_row` may be called with the key (README "Agents (MCP)"). */
+  mcpDeletes: boolean;
   /** Cost points per minute (README "Cost budgets"). */
   pointsPerMinute: number;
   expiresAt: string | null;
@@ -36,6 +38,8 @@ export interface KeyPrincipal {
   keyId: string;
   scope: ScopeEntry[];
   rateLimitPerMinute: number;
+  /** The key's `mcpDeletes` switch: MCP's `delete_row` is refused without it. */
+  mcpDeletes?: boolean;
   /** Cost points the key may spend per minute (README "Cost budgets"). */
   pointsPerMinute: number;
 }
@@ -60,6 +64,7 @@ type CachedKey =
       scope: ScopeEntry[];
       rateLimitPerMinute: number;
       pointsPerMinute: number;
+      mcpDeletes: boolean;
     };
 
 /**
@@ -79,6 +84,8 @@ const view = (k: ApiKeyEntity, defaultPoints: number): ApiKeyView => ({
   status: k.status,
   lastUsedAt: k.lastUsedAt,
   rateLimitPerMinute: k.rateLimitPerMinute,
+  // SQLite may hand a boolean column back as 0/1.
+  mcpDeletes: Boolean(k.mcpDeletes),
   pointsPerMinute: k.pointsPerMinute ?? defaultPoints,
   expiresAt: k.expiresAt,
 });
@@ -137,6 +144,7 @@ export class ApiKeysService implements OnApplicationShutdown {
     scope: ScopeEntry[];
     rateLimitPerMinute?: number;
     pointsPerMinute?: number;
+    mcpDeletes?: boolean;
     expiresAt?: string;
   }): Promise<ApiKeyView & { key: string }> {
     const problems: string[] = [];
@@ -160,6 +168,7 @@ export class ApiKeysService implements OnApplicationShutdown {
       status: 'active',
       rateLimitPerMinute: input.rateLimitPerMinute ?? this.config.apiKeyRateLimitPerMinute,
       pointsPerMinute: input.pointsPerMinute ?? this.config.apiKeyPointsPerMinute,
+      mcpDeletes: input.mcpDeletes === true,
       expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
       lastUsedAt: null,
       revokedAt: null,
@@ -211,6 +220,7 @@ export class ApiKeysService implements OnApplicationShutdown {
             scope: JSON.parse(entity.scope) as ScopeEntry[],
             rateLimitPerMinute: entity.rateLimitPerMinute,
             pointsPerMinute: entity.pointsPerMinute ?? this.config.apiKeyPointsPerMinute,
+            mcpDeletes: Boolean(entity.mcpDeletes),
           }
         : 'unknown';
       if (this.events.cachesAreSafe() && generation === this.generation)
@@ -225,6 +235,7 @@ export class ApiKeysService implements OnApplicationShutdown {
       scope: known.scope,
       rateLimitPerMinute: known.rateLimitPerMinute,
       pointsPerMinute: known.pointsPerMinute,
+      mcpDeletes: known.mcpDeletes,
     };
   }
 

@@ -176,6 +176,7 @@ export const SCHEMAS: Record<string, SchemaObject> = {
     status: { type: 'string', enum: ['active', 'revoked'] },
     lastUsedAt: nullableStr('Accurate to within a minute; null when never used'),
     rateLimitPerMinute: { type: 'integer' },
+    mcpDeletes: bool('Whether MCP delete_row may be called with the key (README "Agents (MCP)")'),
     expiresAt: nullableStr(),
   }),
   CreatedApiKey: {

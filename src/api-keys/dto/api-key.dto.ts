@@ -4,6 +4,7 @@ import {
   Allow,
   ArrayNotEmpty,
   IsArray,
+  IsBoolean,
   IsDateString,
   IsInt,
   IsOptional,
@@ -78,6 +79,15 @@ export class CreateApiKeyDto {
   @IsInt()
   @Min(1)
   pointsPerMinute?: number;
+  @ApiPropertyOptional({
+    description:
+      'Whether the key may delete rows through the MCP endpoint (delete_row, README "Agents (MCP)"); default false. GraphQL deletes follow the key scope alone.',
+    type: Boolean,
+    default: false,
+  })
+  @IsOptional()
+  @IsBoolean()
+  mcpDeletes?: boolean;
   @ApiPropertyOptional({
     description:
       'Expiry as an ISO 8601 date-time, which must be in the future; when omitted the key never expires.',

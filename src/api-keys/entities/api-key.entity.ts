@@ -14,6 +14,8 @@ export class ApiKeyEntity {
   /** Cost points per minute (README "Cost budgets"); null on keys made before budgets existed. */
   @Column({ name: 'points_per_minute', type: 'integer', nullable: true }) pointsPerMinute:
     number | null;
+  /** Whether MCP's `delete_row` may be called with the key (README "Agents (MCP)"). */
+  @Column({ name: 'mcp_deletes', type: 'boolean', default: false }) mcpDeletes: boolean;
   @Column({ name: 'expires_at', type: 'varchar', length: 32, nullable: true }) expiresAt:
     string | null;
   @Column({ name: 'last_used_at', type: 'varchar', length: 32, nullable: true })
