@@ -711,6 +711,8 @@ interface ColumnIndex {
   byName: Map<string, ModelColumn>;
   /** Every column's kind, for `SelectPlan.kinds` and the write plans (they read their own). */
   kinds: Record<string, ColumnKind>;
+  /** Every column by name, for the write plans' `model`. */
+  models: Record<string, ModelColumn>;
 }
 
 /** Model tables live as long as their schema: indexed once, not per request. */
@@ -722,6 +724,7 @@ function indexOf(table: ModelTable): ColumnIndex {
     index = {
       byName: new Map(table.columns.map((c) => [c.name, c])),
       kinds: Object.fromEntries(table.columns.map((c) => [c.name, c.kind])),
+      models: Object.fromEntries(table.columns.map((c) => [c.name, c])),
     };
     INDEXES.set(table, index);
   }
@@ -734,4 +737,12 @@ function indexOf(table: ModelTable): ColumnIndex {
  */
 export function columnKinds(table: ModelTable): Readonly<Record<string, ColumnKind>> {
   return indexOf(table).kinds;
+}
+
+/**
+ * A table's model columns by name, for the write plans' `model` (SQL Server declares the table
+ * variable of a write's `OUTPUT … INTO` from it). Shared: never mutate.
+ */
+export function columnModels(table: ModelTable): Readonly<Record<string, ModelColumn>> {
+  return indexOf(table).models;
 }

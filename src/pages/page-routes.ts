@@ -10,7 +10,7 @@ export type PageName = 'sign-in' | 'home' | 'keys' | 'new-api' | 'edit-api';
 
 /** What the server knows of a page URL: which page, and whether it needs a platform session. */
 export interface PageRoute {
-  name: PageName;
+  name: PageName | AccessPageName;
   signedIn: boolean;
 }
 
@@ -26,7 +26,25 @@ const ROUTES: { pattern: RegExp; route: PageRoute }[] = [
     pattern: new RegExp(`^/apps/${ID}/apis/${ID}/?$`),
     route: { name: 'edit-api', signedIn: true },
   },
+  { pattern: /^\/access\/?$/, route: { name: 'access', signedIn: true } },
+  { pattern: /^\/versions\/?$/, route: { name: 'versions', signedIn: true } },
+  { pattern: /^\/accounts\/?$/, route: { name: 'accounts', signedIn: true } },
+  {
+    pattern: new RegExp(`^/apps/${ID}/access/?$`),
+    route: { name: 'app-access', signedIn: true },
+  },
+  {
+    pattern: new RegExp(`^/apps/${ID}/versions/?$`),
+    route: { name: 'app-versions', signedIn: true },
+  },
 ];
+
+/**
+ * The pages of app users and row rules, versions and platform accounts (issue 27 items 4, 5, 7):
+ * `/access` and `/versions` (choose an app), `/apps/:appId/access`, `/apps/:appId/versions`,
+ * `/accounts` (administrators).
+ */
+export type AccessPageName = 'access' | 'versions' | 'accounts' | 'app-access' | 'app-versions';
 
 /** Where the built assets (hashed file names) are served from. */
 export const ASSETS_PREFIX = '/assets/';

@@ -90,8 +90,10 @@ export interface ModelColumn {
   /**
    * The type as the database prints it in full where {@link ModelColumn.dbType} is only its
    * family: PostgreSQL's `format_type()` (`character varying(200)`, `numeric(12,2)`, `mood`,
-   * `integer[]`). Absent on the other databases (their `dbType` is the full type already) and in
-   * older definitions; then `dbType` stands for it.
+   * `integer[]`); SQL Server's type with its length, precision or scale (`nvarchar(50)`,
+   * `decimal(10,2)`, `datetime2(3)`) where it has one. Absent on MySQL/MariaDB and SQLite (their
+   * `dbType` is the full type already), for SQL Server types without a size, and in older
+   * definitions; then `dbType` stands for it.
    */
   declaredType?: string;
   /**
@@ -251,10 +253,10 @@ export interface IntrospectedTable {
   /**
    * The table's unique keys besides the primary key, as the catalog declares them (a UNIQUE
    * constraint or a unique index), in catalog order: PostgreSQL `pg_index.indisunique`, MySQL/
-   * MariaDB `information_schema.STATISTICS.NON_UNIQUE = 0`, SQLite `pragma_index_list` `unique`.
-   * `upsert<Base>` offers the plain ones as conflict targets (README "Writing rows"). Absent in
-   * definitions saved before unique keys were read (and on SQL Server, which does not read them
-   * yet): the primary key is then the only target, until the table is imported again.
+   * MariaDB `information_schema.STATISTICS.NON_UNIQUE = 0`, SQLite `pragma_index_list` `unique`,
+   * SQL Server `sys.indexes.is_unique`. `upsert<Base>` offers the plain ones as conflict targets
+   * (README "Writing rows"). Absent in definitions saved before unique keys were read: the
+   * primary key is then the only target, until the table is imported again.
    */
   uniqueKeys?: UniqueKey[];
 }
@@ -571,6 +573,12 @@ export interface InsertPlan {
   values: ColumnValue[];
   returning: string[];
   kinds?: Readonly<Record<string, ColumnKind>>;
+  /**
+   * The written table's model columns by name, for a database that must declare where a write's
+   * returned rows go: SQL Server's `OUTPUT … INTO` a table variable declares each returned column
+   * with its type from here ({@link ModelColumn.declaredType}). Absent: the column's kind stands in.
+   */
+  model?: Readonly<Record<string, ModelColumn>>;
 }
 
 /**
@@ -584,6 +592,12 @@ export interface InsertManyPlan {
   rows: unknown[][];
   returning: string[];
   kinds?: Readonly<Record<string, ColumnKind>>;
+  /**
+   * The written table's model columns by name, for a database that must declare where a write's
+   * returned rows go: SQL Server's `OUTPUT … INTO` a table variable declares each returned column
+   * with its type from here ({@link ModelColumn.declaredType}). Absent: the column's kind stands in.
+   */
+  model?: Readonly<Record<string, ModelColumn>>;
 }
 
 /**
@@ -614,6 +628,12 @@ export interface UpsertPlan {
   scope: Condition;
   returning: string[];
   kinds?: Readonly<Record<string, ColumnKind>>;
+  /**
+   * The written table's model columns by name, for a database that must declare where a write's
+   * returned rows go: SQL Server's `OUTPUT … INTO` a table variable declares each returned column
+   * with its type from here ({@link ModelColumn.declaredType}). Absent: the column's kind stands in.
+   */
+  model?: Readonly<Record<string, ModelColumn>>;
 }
 
 /**
@@ -634,6 +654,12 @@ export interface UpdatePlan {
   scope: Condition;
   returning: string[];
   kinds?: Readonly<Record<string, ColumnKind>>;
+  /**
+   * The written table's model columns by name, for a database that must declare where a write's
+   * returned rows go: SQL Server's `OUTPUT … INTO` a table variable declares each returned column
+   * with its type from here ({@link ModelColumn.declaredType}). Absent: the column's kind stands in.
+   */
+  model?: Readonly<Record<string, ModelColumn>>;
 }
 
 /** A DELETE of the rows matching `where` (a primary key). */

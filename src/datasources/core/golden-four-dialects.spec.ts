@@ -95,7 +95,7 @@ describe('golden SQL, four dialects side by side', () => {
     );
   });
 
-  it('insert reading the row back: RETURNING, OUTPUT INSERTED, or nothing (MySQL family)', () => {
+  it('insert reading the row back: RETURNING, OUTPUT INSERTED INTO a table variable, or nothing (MySQL family)', () => {
     const plan = {
       table,
       values: [{ column: 'status', value: 'NEW' }],
@@ -115,7 +115,9 @@ describe('golden SQL, four dialects side by side', () => {
       params: ['NEW'],
     });
     expect(out.mssql.sql).toBe(
-      'INSERT INTO [shop].[orders] ([status]) OUTPUT INSERTED.[id], INSERTED.[status] VALUES (@p1)',
+      'DECLARE @tg_out TABLE ([id] NVARCHAR(MAX) NULL, [status] NVARCHAR(MAX) NULL); ' +
+        'INSERT INTO [shop].[orders] ([status]) OUTPUT INSERTED.[id], INSERTED.[status] INTO @tg_out ([id], [status]) VALUES (@p1); ' +
+        'SELECT [id], [status] FROM @tg_out',
     );
     expect(new MysqlDialect().compileInsert({ ...plan, returning: [] }).sql).toBe(
       'INSERT INTO `shop`.`orders` (`status`) VALUES (?)',
@@ -142,7 +144,9 @@ describe('golden SQL, four dialects side by side', () => {
     // MySQL and MariaDB have no UPDATE … RETURNING: the row is read back by key.
     expect(update.mysql.sql).toBe('UPDATE `shop`.`orders` SET `status` = ? WHERE `id` = ?');
     expect(update.mssql.sql).toBe(
-      'UPDATE [shop].[orders] SET [status] = @p1 OUTPUT INSERTED.[status] WHERE [id] = @p2',
+      'DECLARE @tg_out TABLE ([status] NVARCHAR(MAX) NULL); ' +
+        'UPDATE [shop].[orders] SET [status] = @p1 OUTPUT INSERTED.[status] INTO @tg_out ([status]) WHERE [id] = @p2; ' +
+        'SELECT [status] FROM @tg_out',
     );
     const del = compileAll((d) => d.compileDelete({ scope: ALL_ROWS, table, where }));
     expect(Object.fromEntries(Object.entries(del).map(([k, v]) => [k, v.sql]))).toEqual({

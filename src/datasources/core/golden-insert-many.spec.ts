@@ -37,8 +37,15 @@ describe('golden SQL of a multi-row INSERT', () => {
         sql: 'INSERT INTO `shop`.`customers` (`name`, `email`) VALUES (?, ?), (?, ?) RETURNING `id`, `email`',
         params,
       },
+      // SQL Server: a MERGE that inserts every row (ON 1 = 0), each row with its position, so the
+      // rows come back in the order sent; OUTPUT … INTO a table variable (triggers allowed).
       mssql: {
-        sql: 'INSERT INTO [shop].[customers] ([name], [email]) OUTPUT INSERTED.[id], INSERTED.[email] VALUES (@p1, @p2), (@p3, @p4)',
+        sql:
+          'DECLARE @tg_out TABLE ([__tg_n] INT, [id] NVARCHAR(MAX) NULL, [email] NVARCHAR(MAX) NULL); ' +
+          'MERGE INTO [shop].[customers] USING (VALUES (@p1, @p2, 0), (@p3, @p4, 1)) AS [__tg_s] ([name], [email], [__tg_n]) ON 1 = 0 ' +
+          'WHEN NOT MATCHED THEN INSERT ([name], [email]) VALUES ([__tg_s].[name], [__tg_s].[email]) ' +
+          'OUTPUT [__tg_s].[__tg_n], INSERTED.[id], INSERTED.[email] INTO @tg_out ([__tg_n], [id], [email]); ' +
+          'SELECT [id], [email] FROM @tg_out ORDER BY [__tg_n]',
         params,
       },
       sqlite: {
@@ -48,8 +55,11 @@ describe('golden SQL of a multi-row INSERT', () => {
     });
   });
 
-  it('reads nothing back when nothing is asked (MySQL before RETURNING)', () => {
+  it('reads nothing back when nothing is asked (MySQL before RETURNING; a plain INSERT on SQL Server)', () => {
     const sql = DIALECTS.mysql.compileInsertMany({ ...plan, returning: [] }).sql;
     expect(sql).toBe('INSERT INTO `shop`.`customers` (`name`, `email`) VALUES (?, ?), (?, ?)');
+    expect(DIALECTS.mssql.compileInsertMany({ ...plan, returning: [] }).sql).toBe(
+      'INSERT INTO [shop].[customers] ([name], [email]) VALUES (@p1, @p2), (@p3, @p4)',
+    );
   });
 });

@@ -60,7 +60,7 @@ describe('golden SQL of an upsert', () => {
   it('SQL Server: MERGE WITH (HOLDLOCK), $action and the key OUTPUT INTO a table variable, then read', () => {
     expect(DIALECTS.mssql.compileUpsert(plan)).toEqual({
       sql:
-        'DECLARE @tg_upsert TABLE ([__tg_action] NVARCHAR(10), [email] SQL_VARIANT); ' +
+        'DECLARE @tg_upsert TABLE ([__tg_action] NVARCHAR(10), [email] NVARCHAR(MAX) NULL); ' +
         'MERGE INTO [shop].[customers] WITH (HOLDLOCK) USING (VALUES (@p1, @p2, @p3), (@p4, @p5, @p6)) ' +
         'AS [__tg_s] ([email], [name], [city]) ON [customers].[email] = [__tg_s].[email] ' +
         'WHEN MATCHED AND ([customers].[vip] = @p7 AND [customers].[city] = @p8) ' +

@@ -6,12 +6,133 @@ import type {
   DateBucket,
   InsertManyPlan,
   InsertPlan,
+  ModelColumn,
   SelectPlan,
   UpdatePlan,
   UpsertPlan,
 } from '../core/dialect';
 import { UPSERT_INSERTED } from '../core/dialect';
 import { ParamList, SqlCompiler } from '../core/sql-compiler';
+
+/** The table variable every SQL Server write that reads rows back outputs INTO. */
+const OUT = '@tg_out';
+
+/** The position column of a multi-row insert's table variable: the row's index in VALUES. */
+const POSITION = '[__tg_n]';
+
+/**
+ * A SQL type name as the catalog spells it, with an optional length, `max` or precision and
+ * scale: `nvarchar(50)`, `decimal(10,2)`, `datetime2(3)`, `varbinary(max)`. Anything else in a
+ * stored definition (edited by hand) is never put into SQL.
+ */
+const TYPE_NAME = /^([a-z][a-z0-9_]*)(?:\(\s*(max|\d{1,4})\s*(?:,\s*(\d{1,2})\s*)?\))?$/i;
+
+/** Type names whose size the model may not know, each with the widest form that holds any of them. */
+const WIDEST: Record<string, string> = {
+  decimal: 'SQL_VARIANT',
+  numeric: 'SQL_VARIANT',
+  datetime2: 'DATETIME2(7)',
+  datetimeoffset: 'DATETIMEOFFSET(7)',
+  time: 'TIME(7)',
+  binary: 'VARBINARY(MAX)',
+  varbinary: 'VARBINARY(MAX)',
+};
+
+/** Types a table variable declares by their bare name. */
+const BARE = new Set([
+  'bigint',
+  'int',
+  'smallint',
+  'tinyint',
+  'bit',
+  'money',
+  'smallmoney',
+  'float',
+  'real',
+  'date',
+  'datetime',
+  'smalldatetime',
+  'uniqueidentifier',
+  'xml',
+  'sql_variant',
+  'hierarchyid',
+  'geometry',
+  'geography',
+  'json',
+]);
+
+/** By column kind, when the model has no usable type for the column. */
+const BY_KIND: Partial<Record<ColumnKind, string>> = {
+  int: 'INT',
+  bigint: 'BIGINT',
+  decimal: 'SQL_VARIANT',
+  float: 'FLOAT',
+  boolean: 'BIT',
+  date: 'DATE',
+  timestamp: 'DATETIME2(7)',
+  timestamptz: 'DATETIMEOFFSET(7)',
+  time: 'TIME(7)',
+  uuid: 'UNIQUEIDENTIFIER',
+  binary: 'VARBINARY(MAX)',
+  other: 'SQL_VARIANT',
+};
+
+/**
+ * The type, with `NULL`, of a table-variable column that receives a written column through
+ * `OUTPUT … INTO` (Microsoft docs, "table (Transact-SQL)", "Data types"):
+ * - the column's declared type (`ModelColumn.declaredType`, read at import: `nvarchar(50)`,
+ *   `decimal(10,2)`, `datetime2(3)`), so values come back exactly as stored;
+ * - `char`/`varchar` as `nchar`/`nvarchar` (`(max)` beyond 4,000): a table variable's text takes
+ *   tempdb's collation, whose code page may lack characters of the column's; Unicode holds every
+ *   one. `text`/`ntext` as `nvarchar(max)`, `image` as `varbinary(max)`;
+ * - `rowversion`/`timestamp` as `binary(8)` (a table may have one rowversion column, and none can
+ *   be written: docs, "rowversion");
+ * - without a declared type (definitions imported before it was read), the type name with its
+ *   length where the model knows it (`maxLength`), else the widest of its family (`datetime2(7)`,
+ *   `varbinary(max)`; `sql_variant` for `decimal`/`numeric`, which keeps each value's precision
+ *   and scale); without a column or a type name SQL could take, the kind's widest type.
+ */
+export function mssqlOutputType(column: ModelColumn | undefined, kind?: ColumnKind): string {
+  return `${outputType(column, kind ?? column?.kind)} NULL`;
+}
+
+function outputType(column: ModelColumn | undefined, kind: ColumnKind | undefined): string {
+  const byKind = (kind && BY_KIND[kind]) ?? 'NVARCHAR(MAX)';
+  const declared = column?.declaredType !== undefined ? TYPE_NAME.exec(column.declaredType) : null;
+  const plain = column ? TYPE_NAME.exec(column.dbType) : null;
+  const match = declared ?? plain;
+  if (!match) return byKind;
+  const name = match[1].toLowerCase();
+  const size = match[2]?.toLowerCase();
+  const text = (unicode: string, n: number | null) =>
+    n !== null && n <= 4000 ? `${unicode}(${n})` : 'NVARCHAR(MAX)';
+  switch (name) {
+    case 'rowversion':
+    case 'timestamp':
+      return 'BINARY(8)';
+    case 'text':
+    case 'ntext':
+      return 'NVARCHAR(MAX)';
+    case 'image':
+      return 'VARBINARY(MAX)';
+    case 'char':
+    case 'nchar':
+    case 'varchar':
+    case 'nvarchar': {
+      const unicode = name.includes('var') ? 'NVARCHAR' : 'NCHAR';
+      const n = declared
+        ? size === undefined || size === 'max'
+          ? null
+          : Number(size)
+        : (column?.maxLength ?? null);
+      return text(unicode, n);
+    }
+  }
+  if (BARE.has(name))
+    return declared ? match[0].toUpperCase().replace(/\s+/g, '') : name.toUpperCase();
+  if (!WIDEST[name]) return byKind;
+  return declared ? match[0].toUpperCase().replace(/\s+/g, '') : WIDEST[name];
+}
 
 /** `[name]`, with `]` doubled (SQL Server docs, "Database identifiers", delimited identifiers). */
 export function mssqlQuote(identifier: string): string {
@@ -25,8 +146,8 @@ export function mssqlPlaceholder(index: number): string {
 
 /**
  * SQL Server's SQL syntax for the shared {@link SqlCompiler}: `[name]` quoting, `@pn` parameters,
- * `OFFSET … FETCH`, `OUTPUT INSERTED.…` for returned rows, decimals read as exact text, a binary
- * collation under LOWER for case-insensitive LIKE.
+ * `OFFSET … FETCH`, returned rows through `OUTPUT … INTO` a table variable ({@link outputInto}),
+ * decimals read as exact text, a binary collation under LOWER for case-insensitive LIKE.
  */
 export abstract class MssqlCompiler extends SqlCompiler {
   protected override readonly likeSpecials = '%_[';
@@ -123,12 +244,6 @@ export abstract class MssqlCompiler extends SqlCompiler {
     return this.readItem(this.quote(column), column, kind);
   }
 
-  /** ` OUTPUT INSERTED.[a], …` (decimals as text), or '' when nothing is read back. */
-  protected override returning(columns: string[], kinds?: Record<string, ColumnKind>): string {
-    if (!columns.length) return '';
-    return ` OUTPUT ${columns.map((c) => this.readItem(`INSERTED.${this.quote(c)}`, c, kinds?.[c])).join(', ')}`;
-  }
-
   /**
    * The shared SELECT, with ORDER BY names qualified by the table's exposed name and `take: 0` as a
    * false filter (see the class notes); the partitioned read is the shared one (inside `OVER (…)`
@@ -151,41 +266,109 @@ export abstract class MssqlCompiler extends SqlCompiler {
     };
   }
 
-  /** `INSERT INTO t (…) OUTPUT INSERTED.… VALUES (…)`, or `INSERT INTO t OUTPUT … DEFAULT VALUES`. */
-  /** `INSERT INTO t (…) OUTPUT INSERTED.… VALUES (…), (…)`. */
+  /**
+   * Several rows, read back in the order sent. Without columns to read back: `INSERT INTO t (…)
+   * VALUES (…), (…)`. With them: `MERGE INTO t USING (VALUES (…, 0), (…, 1)) AS [__tg_s] (…,
+   * [__tg_n]) ON 1 = 0 WHEN NOT MATCHED THEN INSERT (…) VALUES (…) OUTPUT [__tg_s].[__tg_n],
+   * INSERTED.… INTO @tg_out (…)`, then the rows `ORDER BY [__tg_n]`. SQL Server does not promise
+   * that OUTPUT gives rows in VALUES order (Microsoft docs, "OUTPUT clause": it "doesn't guarantee
+   * the order in which rows are processed and returned by DML statements using the OUTPUT
+   * clause"), and nested rows take their parent's key by position; a MERGE's OUTPUT may name the
+   * source row, so each row carries its position (the pattern EF Core's SQL Server batches use;
+   * ADR 0016). Every row matches
+   * `WHEN NOT MATCHED` (`ON 1 = 0`), so this is a plain insert: INSERT triggers fire, as for an
+   * INSERT.
+   */
   override compileInsertMany(plan: InsertManyPlan): CompiledQuery {
     const params = this.parameters();
-    const columns = plan.columns.map((c) => this.quote(c)).join(', ');
-    const output = this.returning(plan.returning, plan.kinds);
-    const values = this.valuesLists(plan, params);
+    const target = this.tableName(plan.table);
+    const columns = plan.columns.map((c) => this.quote(c));
+    if (!plan.returning.length) {
+      const values = this.valuesLists(plan, params);
+      return params.query(`INSERT INTO ${target} (${columns.join(', ')}) VALUES ${values}`);
+    }
+    const source = this.quote('__tg_s');
+    const values = plan.rows
+      .map(
+        (row, n) =>
+          `(${row.map((value, i) => params.add(value, plan.columns[i])).join(', ')}${row.length ? ', ' : ''}${n})`,
+      )
+      .join(', ');
+    const inserted = columns.map((c) => `${source}.${c}`).join(', ');
+    const into = this.outputInto(plan, [`${source}.${POSITION}`]);
     return params.query(
-      `INSERT INTO ${this.tableName(plan.table)} (${columns})${output} VALUES ${values}`,
+      `${into.declare}MERGE INTO ${target} USING (VALUES ${values}) AS ${source} (${[...columns, POSITION].join(', ')}) ON 1 = 0` +
+        ` WHEN NOT MATCHED THEN INSERT (${columns.join(', ')}) VALUES (${inserted})${into.output}; ${into.select}`,
     );
   }
 
+  /**
+   * One row: `INSERT INTO t (…) VALUES (…)` or `INSERT INTO t DEFAULT VALUES`, with `OUTPUT
+   * INSERTED.… INTO @tg_out` before `VALUES`/`DEFAULT VALUES` and the row read from the variable
+   * when columns are read back ({@link outputInto}).
+   */
   override compileInsert(plan: InsertPlan): CompiledQuery {
     const params = this.parameters();
     const target = this.tableName(plan.table);
-    const output = this.returning(plan.returning, plan.kinds);
-    if (!plan.values.length)
-      return { sql: `INSERT INTO ${target}${output} DEFAULT VALUES`, params: [] };
-    const columns = plan.values.map((v) => this.quote(v.column)).join(', ');
-    const values = plan.values.map((v) => params.add(v.value)).join(', ');
-    return {
-      sql: `INSERT INTO ${target} (${columns})${output} VALUES (${values})`,
-      params: params.values,
-    };
+    const into = this.outputInto(plan);
+    let body = 'DEFAULT VALUES';
+    if (plan.values.length) {
+      const columns = plan.values.map((v) => this.quote(v.column)).join(', ');
+      body = `(${columns})${into.output} VALUES (${plan.values.map((v) => params.add(v.value)).join(', ')})`;
+    } else {
+      body = `${into.output.trimStart()}${into.output ? ' ' : ''}${body}`;
+    }
+    return params.query(
+      `${into.declare}INSERT INTO ${target} ${body}${into.select ? `; ${into.select}` : ''}`,
+    );
   }
 
-  /** `UPDATE t SET … OUTPUT INSERTED.… WHERE …`; only the given columns change. */
+  /**
+   * `UPDATE t SET … WHERE …`; only the given columns change. With columns to read back, `OUTPUT
+   * INSERTED.… INTO @tg_out` goes before `WHERE` and the rows are read from the variable
+   * ({@link outputInto}).
+   */
   override compileUpdate(plan: UpdatePlan): CompiledQuery {
     const params = this.parameters();
     const set = plan.set.map((v) => `${this.quote(v.column)} = ${params.add(v.value)}`).join(', ');
-    const output = this.returning(plan.returning, plan.kinds);
+    const into = this.outputInto(plan);
     const where = this.whereClause(this.filterOf(plan), params, plan.table);
+    return params.query(
+      `${into.declare}UPDATE ${this.tableName(plan.table)} SET ${set}${into.output}${where}${into.select ? `; ${into.select}` : ''}`,
+    );
+  }
+
+  /**
+   * The parts of a write that reads `plan.returning` back through a table variable, or empty
+   * parts when it reads nothing: `DECLARE @tg_out TABLE (…); ` (each column with its declared
+   * type, {@link mssqlOutputType}), ` OUTPUT INSERTED.… INTO @tg_out (…)` and `SELECT … FROM
+   * @tg_out` (decimals as text, in `[__tg_n]` order when `lead` gives positions). OUTPUT without
+   * INTO fails on a table with an enabled trigger for the statement's action ("The target table
+   * … cannot have any enabled triggers if the statement contains an OUTPUT clause without INTO
+   * clause", error 334; Microsoft docs, "OUTPUT clause", Remarks, Triggers), so every SQL Server
+   * write goes through the variable. The variable holds what OUTPUT saw: the row after the
+   * statement, before AFTER triggers ran (the same docs). The batch's last row count is the
+   * SELECT's, one per written row (see `MssqlPool`).
+   * @param lead OUTPUT items before the columns (a position), each filling a `[__tg_n] INT`.
+   */
+  private outputInto(
+    plan: Pick<InsertPlan, 'returning' | 'kinds' | 'model'>,
+    lead: string[] = [],
+  ): { declare: string; output: string; select: string } {
+    if (!plan.returning.length) return { declare: '', output: '', select: '' };
+    const read = plan.returning.map((c) => this.quote(c));
+    const declared = [
+      ...lead.map(() => `${POSITION} INT`),
+      ...plan.returning.map(
+        (c, i) => `${read[i]} ${mssqlOutputType(plan.model?.[c], plan.kinds?.[c])}`,
+      ),
+    ];
+    const targets = [...lead.map(() => POSITION), ...read];
+    const items = plan.returning.map((c) => this.selectItem(c, plan.kinds?.[c]));
     return {
-      sql: `UPDATE ${this.tableName(plan.table)} SET ${set}${output}${where}`,
-      params: params.values,
+      declare: `DECLARE ${OUT} TABLE (${declared.join(', ')}); `,
+      output: ` OUTPUT ${[...lead, ...read.map((c) => `INSERTED.${c}`)].join(', ')} INTO ${OUT} (${targets.join(', ')})`,
+      select: `SELECT ${items.join(', ')} FROM ${OUT}${lead.length ? ` ORDER BY ${POSITION}` : ''}`,
     };
   }
 
@@ -196,9 +379,9 @@ export abstract class MssqlCompiler extends SqlCompiler {
    * HOLDLOCK (SERIALIZABLE on the target) keeps two MERGEs of the same new key from both inserting
    * (Microsoft docs, "MERGE": "a race condition … use the HOLDLOCK hint"); OUTPUT goes INTO a table
    * variable because OUTPUT without INTO fails on a table with an enabled trigger (Microsoft docs,
-   * "OUTPUT clause"). The variable's columns are `SQL_VARIANT`, which holds any key type (keys
-   * are never `(max)` types, which SQL Server cannot index). {@link UPSERT_INSERTED} is 1 for
-   * `INSERT`. No matched clause when `update` is empty.
+   * "OUTPUT clause"). The variable's columns have the returned columns' types
+   * ({@link mssqlOutputType}). {@link UPSERT_INSERTED} is 1 for `INSERT`. No matched clause when
+   * `update` is empty.
    */
   override compileUpsert(plan: UpsertPlan): CompiledQuery {
     const params = this.parameters();
@@ -217,7 +400,12 @@ export abstract class MssqlCompiler extends SqlCompiler {
     const variable = '@tg_upsert';
     const action = this.quote('__tg_action');
     const read = plan.returning.map((c) => this.quote(c));
-    const declare = [`${action} NVARCHAR(10)`, ...read.map((c) => `${c} SQL_VARIANT`)];
+    const declare = [
+      `${action} NVARCHAR(10)`,
+      ...plan.returning.map(
+        (c, i) => `${read[i]} ${mssqlOutputType(plan.model?.[c], plan.kinds?.[c])}`,
+      ),
+    ];
     const output = [`$action`, ...read.map((c) => `INSERTED.${c}`)];
     const select = [
       ...plan.returning.map((c) => this.selectItem(c, plan.kinds?.[c])),

@@ -16,6 +16,7 @@ import {
   mssqlColumnFromCatalog,
   mssqlKind,
   mssqlRowEstimatesSql,
+  mssqlUniqueKeysSql,
   mssqlTablesFromCatalog,
 } from './introspection';
 import { MssqlDialect } from './dialect';
@@ -39,6 +40,8 @@ const ms = new MssqlDialect();
 function expectAllValuesBound(q: CompiledQuery): void {
   const outsideIdentifiers = q.sql.replace(/\[(?:[^\]]|\]\])*\]/g, '[]');
   const bare = outsideIdentifiers
+    // The table variable's column types come from the model (lengths, precision), not values.
+    .replace(/^DECLARE @tg_out TABLE \([^;]*\); /, 'DECLARE; ')
     .replace(/ ESCAPE '\\'/g, '')
     .replace(/@p\d+/g, '?')
     .replace(/\b1=[01]\b/g, 'TRUTH')
@@ -437,7 +440,7 @@ describe('MssqlDialect golden SQL', () => {
   });
 
   describe('writes', () => {
-    it('insert with values reads back with OUTPUT INSERTED before VALUES; decimals as text', () => {
+    it('insert with values reads back with OUTPUT INSERTED INTO a table variable before VALUES; decimals as text', () => {
       const q = ms.compileInsert({
         table: { schema: 'dbo', name: 'orders' },
         values: [
@@ -447,17 +450,25 @@ describe('MssqlDialect golden SQL', () => {
         ],
         returning: ['id', 'total', 'note'],
         kinds: { id: 'int', total: 'decimal', note: 'text' },
+        model: {
+          total: modelColumn('total', 'decimal', {
+            dbType: 'decimal',
+            declaredType: 'decimal(19,2)',
+          }),
+          note: modelColumn('note', 'text', { dbType: 'varchar', declaredType: 'varchar(200)' }),
+        },
       });
       expectAllValuesBound(q);
       expect(q).toEqual({
         sql:
-          'INSERT INTO [dbo].[orders] ([customer_id], [total], [note]) OUTPUT INSERTED.[id], CONVERT(NVARCHAR(64), INSERTED.[total], 2) AS [total], INSERTED.[note]' +
-          ' VALUES (@p1, @p2, @p3)',
+          'DECLARE @tg_out TABLE ([id] INT NULL, [total] DECIMAL(19,2) NULL, [note] NVARCHAR(200) NULL); ' +
+          'INSERT INTO [dbo].[orders] ([customer_id], [total], [note]) OUTPUT INSERTED.[id], INSERTED.[total], INSERTED.[note] INTO @tg_out ([id], [total], [note])' +
+          ' VALUES (@p1, @p2, @p3); SELECT [id], CONVERT(NVARCHAR(64), [total], 2) AS [total], [note] FROM @tg_out',
         params: [7, '99999999999999999.99', "it's [here]"],
       });
     });
 
-    it('insert of no values: OUTPUT before DEFAULT VALUES', () => {
+    it('insert of no values: OUTPUT … INTO before DEFAULT VALUES', () => {
       const q = ms.compileInsert({
         table: { schema: 'dbo', name: 'tick' },
         values: [],
@@ -465,7 +476,9 @@ describe('MssqlDialect golden SQL', () => {
         kinds: { id: 'bigint', at: 'timestamp' },
       });
       expect(q).toEqual({
-        sql: 'INSERT INTO [dbo].[tick] OUTPUT INSERTED.[id], INSERTED.[at] DEFAULT VALUES',
+        sql:
+          'DECLARE @tg_out TABLE ([id] BIGINT NULL, [at] DATETIME2(7) NULL); ' +
+          'INSERT INTO [dbo].[tick] OUTPUT INSERTED.[id], INSERTED.[at] INTO @tg_out ([id], [at]) DEFAULT VALUES; SELECT [id], [at] FROM @tg_out',
         params: [],
       });
     });
@@ -486,7 +499,7 @@ describe('MssqlDialect golden SQL', () => {
       ).toEqual({ sql: 'INSERT INTO [dbo].[tick] DEFAULT VALUES', params: [] });
     });
 
-    it('update: SET, then OUTPUT INSERTED, then WHERE; parameters in text order', () => {
+    it('update: SET, then OUTPUT INSERTED … INTO, then WHERE; parameters in text order', () => {
       const q = ms.compileUpdate({
         scope: ALL_ROWS,
         table: { schema: 'dbo', name: 'orders' },
@@ -501,8 +514,9 @@ describe('MssqlDialect golden SQL', () => {
       expectAllValuesBound(q);
       expect(q).toEqual({
         sql:
-          'UPDATE [dbo].[orders] SET [status] = @p1, [total] = @p2 OUTPUT INSERTED.[id], INSERTED.[status], CONVERT(NVARCHAR(64), INSERTED.[total], 2) AS [total]' +
-          ' WHERE [id] = @p3',
+          'DECLARE @tg_out TABLE ([id] INT NULL, [status] NVARCHAR(MAX) NULL, [total] SQL_VARIANT NULL); ' +
+          'UPDATE [dbo].[orders] SET [status] = @p1, [total] = @p2 OUTPUT INSERTED.[id], INSERTED.[status], INSERTED.[total] INTO @tg_out ([id], [status], [total])' +
+          ' WHERE [id] = @p3; SELECT [id], [status], CONVERT(NVARCHAR(64), [total], 2) AS [total] FROM @tg_out',
         params: ['paid', '10.00', 42],
       });
     });
@@ -570,7 +584,9 @@ describe('MssqlDialect golden SQL', () => {
         values: [{ column: 'v]', value: 1 }],
         returning: ['v]'],
       });
-      expect(ins.sql).toBe('INSERT INTO [dbo].[t]]] ([v]]]) OUTPUT INSERTED.[v]]] VALUES (@p1)');
+      expect(ins.sql).toBe(
+        'DECLARE @tg_out TABLE ([v]]] NVARCHAR(MAX) NULL); INSERT INTO [dbo].[t]]] ([v]]]) OUTPUT INSERTED.[v]]] INTO @tg_out ([v]]]) VALUES (@p1); SELECT [v]]] FROM @tg_out',
+      );
     });
   });
 });
@@ -892,8 +908,9 @@ describe('introspection of views (issue 11; golden SQL, no server)', () => {
       { schema: null, name: 'film_list' },
       { schema: 'sales', name: 'orders' },
     ]);
-    expect(p.queries).toHaveLength(4);
+    expect(p.queries).toHaveLength(5);
     expect(p.queries[3].sql).toBe(mssqlRowEstimatesSql('OBJECT_ID(@p1), OBJECT_ID(@p2)'));
+    expect(p.queries[4].sql).toBe(mssqlUniqueKeysSql('OBJECT_ID(@p1), OBJECT_ID(@p2)'));
     for (const q of p.queries) {
       expect(q.params).toEqual(['[dbo].[film_list]', '[sales].[orders]']);
       expect(q.sql).toContain('IN (OBJECT_ID(@p1), OBJECT_ID(@p2))');
@@ -902,7 +919,7 @@ describe('introspection of views (issue 11; golden SQL, no server)', () => {
     expect(p.queries[0].sql).toBe(`SELECT s.name AS [schema_name], o.name AS [table_name],
          CASE WHEN o.type = 'V' THEN 'view' ELSE 'table' END AS [table_kind], c.name AS [column_name],
          CASE WHEN ty.is_user_defined = 1 AND ty.is_assembly_type = 0 THEN TYPE_NAME(ty.system_type_id) ELSE ty.name END AS [type_name],
-         c.max_length AS [max_length], c.is_nullable AS [is_nullable], c.is_identity AS [is_identity], c.is_computed AS [is_computed],
+         c.max_length AS [max_length], c.precision AS [precision], c.scale AS [scale], c.is_nullable AS [is_nullable], c.is_identity AS [is_identity], c.is_computed AS [is_computed],
          CAST(CASE WHEN c.default_object_id <> 0 THEN 1 ELSE 0 END AS bit) AS [has_default],
          COLUMNPROPERTY(c.object_id, c.name, 'GeneratedAlwaysType') AS [generated_always_type],
          (SELECT CAST(p.value AS nvarchar(4000)) FROM sys.extended_properties p

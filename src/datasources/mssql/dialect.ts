@@ -33,9 +33,10 @@ import { formatMssqlValue, mssqlBindValue } from './values';
  *   Latin1_General_100_BIN2 LIKE LOWER(@p) ESCAPE '\'`, so case is ignored and nothing else is,
  *   whatever the column's collation (case- or accent-sensitive or not); `%`, `_`, `[` and `\` are
  *   escaped (docs, "LIKE": `[` opens a character class).
- * - Writes read back with `OUTPUT INSERTED.…` (docs, "OUTPUT clause"), placed before `VALUES`/
- *   `DEFAULT VALUES` and before `WHERE`. A table with an enabled trigger refuses OUTPUT without
- *   INTO (error 334).
+ * - Writes read back with `OUTPUT INSERTED.… INTO` a table variable declared with the columns'
+ *   types, then `SELECT … FROM` it (docs, "OUTPUT clause"; ADR 0016), placed before `VALUES`/
+ *   `DEFAULT VALUES` and before `WHERE`: a table with an enabled trigger refuses OUTPUT without
+ *   INTO (error 334). Several rows go in as `MERGE … ON 1 = 0` so each keeps its position.
  * - Decimal-kind columns (`decimal`, `numeric`, `money`, `smallmoney`) are read as
  *   `CONVERT(NVARCHAR(64), col, 2) AS [col]` in select and OUTPUT lists: tedious returns them as JS
  *   numbers, which lose digits; style 2 keeps money's four decimals (style 0 would round to two) and

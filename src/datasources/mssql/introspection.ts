@@ -10,6 +10,7 @@ import type {
   StatementRunner,
   TableKind,
   TableRef,
+  UniqueKey,
 } from '../core/dialect';
 import { identityKey, STORE_FINGERPRINT } from '../own-store';
 import { mssqlPlaceholder, mssqlQuote } from './compiler';
@@ -117,7 +118,7 @@ export function mssqlColumnsSql(ids: string): string {
   return `SELECT s.name AS [schema_name], o.name AS [table_name],
          CASE WHEN o.type = 'V' THEN 'view' ELSE 'table' END AS [table_kind], c.name AS [column_name],
          CASE WHEN ty.is_user_defined = 1 AND ty.is_assembly_type = 0 THEN TYPE_NAME(ty.system_type_id) ELSE ty.name END AS [type_name],
-         c.max_length AS [max_length], c.is_nullable AS [is_nullable], c.is_identity AS [is_identity], c.is_computed AS [is_computed],
+         c.max_length AS [max_length], c.precision AS [precision], c.scale AS [scale], c.is_nullable AS [is_nullable], c.is_identity AS [is_identity], c.is_computed AS [is_computed],
          CAST(CASE WHEN c.default_object_id <> 0 THEN 1 ELSE 0 END AS bit) AS [has_default],
          COLUMNPROPERTY(c.object_id, c.name, 'GeneratedAlwaysType') AS [generated_always_type],
          ${msDescription('c.column_id')} AS [column_comment],
@@ -152,6 +153,10 @@ export interface MssqlColumnRow {
   type_name: string;
   /** Bytes; -1 for `(max)` (SQL Server docs, "sys.columns"). */
   max_length: number;
+  /** `sys.columns.precision`: digits of a decimal/numeric (absent in rows of older tests). */
+  precision?: number;
+  /** `sys.columns.scale`: decimals of a decimal/numeric, fractional-second digits of datetime2/time/datetimeoffset. */
+  scale?: number;
   is_nullable: boolean;
   is_identity: boolean;
   is_computed: boolean;
@@ -199,9 +204,11 @@ export function mssqlColumnFromCatalog(row: MssqlColumnRow): ModelColumn {
   if (row.max_length > 0 && UNICODE_TEXT.has(type)) maxLength = Math.floor(row.max_length / 2);
   else if (row.max_length > 0 && BYTE_TEXT.has(type)) maxLength = row.max_length;
   const comment = catalogComment(row.column_comment);
+  const declaredType = mssqlDeclaredType(row);
   return {
     name: row.column_name,
     dbType: type,
+    ...(declaredType !== undefined && { declaredType }),
     kind: mssqlKind(type),
     nullable: Boolean(row.is_nullable),
     hasDefault: Boolean(row.has_default),
@@ -214,6 +221,39 @@ export function mssqlColumnFromCatalog(row: MssqlColumnRow): ModelColumn {
 }
 
 /**
+ * A column's type in full, as `CREATE TABLE` spells it (SQL Server docs, "sys.columns": lengths
+ * in bytes, -1 for `max`; precision and scale): `nvarchar(50)` (`max_length` / 2), `varchar(max)`,
+ * `varbinary(16)`, `decimal(10,2)`, `datetime2(3)`, `time(7)`, `datetimeoffset(0)`. Undefined
+ * for a type without a size (`int`, `money`, `xml`: its `dbType` is the whole type) and when the
+ * row lacks what the type needs (rows of older tests). Kept as `ModelColumn.declaredType`: the table variable of a write's `OUTPUT …
+ * INTO` declares its columns with it, and a column's description names it.
+ */
+export function mssqlDeclaredType(row: MssqlColumnRow): string | undefined {
+  const type = row.type_name.toLowerCase();
+  const length = (bytes: number) => (row.max_length === -1 ? 'max' : String(bytes));
+  switch (type) {
+    case 'nchar':
+    case 'nvarchar':
+      return `${type}(${length(Math.floor(row.max_length / 2))})`;
+    case 'char':
+    case 'varchar':
+    case 'binary':
+    case 'varbinary':
+      return `${type}(${length(row.max_length)})`;
+    case 'decimal':
+    case 'numeric':
+      if (row.precision === undefined || row.scale === undefined) return undefined;
+      return `${type}(${row.precision},${row.scale})`;
+    case 'datetime2':
+    case 'time':
+    case 'datetimeoffset':
+      return row.scale === undefined ? undefined : `${type}(${row.scale})`;
+    default:
+      return undefined;
+  }
+}
+
+/**
  * Assembles introspected tables from the three catalog queries, in the order of `tables`; a table
  * the catalog does not hold (dropped, or not visible to the login) is left out. A table without a
  * schema is `dbo` (SQL Server docs, "Ownership and user-schema separation": the default schema).
@@ -221,7 +261,8 @@ export function mssqlColumnFromCatalog(row: MssqlColumnRow): ModelColumn {
  * `sys.foreign_keys.object_id`, their column pairs in `constraint_column_id` order (docs,
  * "sys.index_columns", "sys.foreign_key_columns"). The kind is the column rows' `table_kind`
  * (a view declares no primary or foreign key, so those lists stay empty for it). A table's
- * `estimatedRows` is its {@link mssqlRowEstimatesSql} row's count ({@link rowStatistic}).
+ * `estimatedRows` is its {@link mssqlRowEstimatesSql} row's count ({@link rowStatistic}), its
+ * `uniqueKeys` those of {@link mssqlUniqueKeys} (a view has none).
  */
 export function mssqlTablesFromCatalog(
   tables: TableRef[],
@@ -229,8 +270,10 @@ export function mssqlTablesFromCatalog(
   keys: MssqlKeyRow[],
   foreignKeys: MssqlForeignKeyRow[],
   estimates: MssqlRowEstimateRow[] = [],
+  uniqueRows: MssqlUniqueKeyRow[] = [],
 ): IntrospectedTable[] {
   const id = (schema: string, name: string) => `${schema}\u0000${name}`;
+  const uniques = mssqlUniqueKeys(uniqueRows, id);
   const out: IntrospectedTable[] = [];
   for (const table of tables) {
     const schema = table.schema ?? 'dbo';
@@ -269,7 +312,68 @@ export function mssqlTablesFromCatalog(
         .filter((k) => id(k.schema_name, k.table_name) === key)
         .map((k) => k.column_name),
       foreignKeys: [...fks.values()],
+      ...(own[0].table_kind !== 'view' && { uniqueKeys: uniques.get(key) ?? [] }),
     });
+  }
+  return out;
+}
+
+/** A row of {@link mssqlUniqueKeysSql}: one key column of a unique index, in key order. */
+export interface MssqlUniqueKeyRow {
+  schema_name: string;
+  table_name: string;
+  index_id: number;
+  column_name: string;
+  /** The column is computed (`sys.columns.is_computed`): never sent by a caller. */
+  is_computed: boolean | number;
+  /** A filtered index (`sys.indexes.has_filter`, `CREATE UNIQUE INDEX … WHERE …`). */
+  has_filter: boolean | number;
+}
+
+/**
+ * The unique keys besides the primary key of the tables asked for (`ids`: a list of
+ * `OBJECT_ID(@pN)`): the key columns (`sys.index_columns.key_ordinal` order, included columns
+ * left out) of every index that is unique (`sys.indexes.is_unique`, which a UNIQUE constraint's
+ * index also is, `is_unique_constraint`), not the primary key, not disabled, not hypothetical
+ * (SQL Server docs, "sys.indexes", "sys.index_columns"), in `index_id` order.
+ */
+export function mssqlUniqueKeysSql(ids: string): string {
+  return `SELECT s.name AS [schema_name], t.name AS [table_name], i.index_id AS [index_id], c.name AS [column_name],
+       c.is_computed AS [is_computed], i.has_filter AS [has_filter]
+       FROM sys.indexes i
+       JOIN sys.index_columns ic ON ic.object_id = i.object_id AND ic.index_id = i.index_id AND ic.is_included_column = 0
+       JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
+       JOIN sys.tables t ON t.object_id = i.object_id
+       JOIN sys.schemas s ON s.schema_id = t.schema_id
+       WHERE i.is_unique = 1 AND i.is_primary_key = 0 AND i.is_disabled = 0 AND i.is_hypothetical = 0
+         AND i.object_id IN (${ids})
+       ORDER BY s.name, t.name, i.index_id, ic.key_ordinal`;
+}
+
+/**
+ * The rows of {@link mssqlUniqueKeysSql} as unique keys per table (`key` names the table), in
+ * index order: a filtered index, or one with a computed column, is `partial` (never an upsert
+ * target: MERGE's ON would match rows outside the filter, and a computed value is never sent).
+ */
+export function mssqlUniqueKeys(
+  rows: readonly MssqlUniqueKeyRow[],
+  key: (schema: string, table: string) => string,
+): Map<string, UniqueKey[]> {
+  const indexes = new Map<string, { table: string; columns: string[]; partial: boolean }>();
+  for (const r of rows) {
+    const table = key(r.schema_name, r.table_name);
+    const name = `${table}\u0000${r.index_id}`;
+    let index = indexes.get(name);
+    if (!index) indexes.set(name, (index = { table, columns: [], partial: false }));
+    index.columns.push(r.column_name);
+    if (Boolean(r.is_computed) || Boolean(r.has_filter)) index.partial = true;
+  }
+  const out = new Map<string, UniqueKey[]>();
+  for (const { table, columns, partial } of indexes.values()) {
+    out.set(table, [
+      ...(out.get(table) ?? []),
+      { columns, ...(partial && { partial: true as const }) },
+    ]);
   }
   return out;
 }
@@ -337,7 +441,8 @@ export async function listMssqlTables(pool: SqlPool): Promise<ListedTable[]> {
 
 /**
  * Columns (`sys.columns`, types resolved through `sys.types`), primary keys (`sys.indexes`
- * `is_primary_key`) and foreign keys (`sys.foreign_key_columns`) of the given tables and views;
+ * `is_primary_key`), unique keys ({@link mssqlUniqueKeysSql}) and foreign keys
+ * (`sys.foreign_key_columns`) of the given tables and views;
  * a name without a schema is looked up in `dbo`. Names are resolved with `OBJECT_ID(@p)` and
  * kept when `sys.objects.type` is `U` (user table) or `V` (view) (docs, "sys.objects"); a view's
  * columns are in `sys.columns` like a table's (docs, "sys.columns": "views"), and it has no
@@ -352,6 +457,7 @@ export async function introspectMssql(
   const keys: MssqlKeyRow[] = [];
   const foreignKeys: MssqlForeignKeyRow[] = [];
   const estimates: MssqlRowEstimateRow[] = [];
+  const uniqueRows: MssqlUniqueKeyRow[] = [];
   for (let i = 0; i < tables.length; i += INTROSPECTION_CHUNK) {
     const chunk = tables.slice(i, i + INTROSPECTION_CHUNK);
     const params = chunk.map((t) => `${mssqlQuote(t.schema ?? 'dbo')}.${mssqlQuote(t.name)}`);
@@ -384,10 +490,12 @@ export async function introspectMssql(
       params,
     });
     const e = await pool.run({ sql: mssqlRowEstimatesSql(ids), params });
+    const u = await pool.run({ sql: mssqlUniqueKeysSql(ids), params });
+    uniqueRows.push(...(u.rows as unknown as MssqlUniqueKeyRow[]));
     estimates.push(...(e.rows as unknown as MssqlRowEstimateRow[]));
     columns.push(...(c.rows as unknown as MssqlColumnRow[]));
     keys.push(...(k.rows as unknown as MssqlKeyRow[]));
     foreignKeys.push(...(f.rows as unknown as MssqlForeignKeyRow[]));
   }
-  return mssqlTablesFromCatalog(tables, columns, keys, foreignKeys, estimates);
+  return mssqlTablesFromCatalog(tables, columns, keys, foreignKeys, estimates, uniqueRows);
 }

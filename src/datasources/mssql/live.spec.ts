@@ -205,6 +205,8 @@ describeWith('mssql')('MssqlDialect against a real SQL Server', () => {
         values,
         returning,
         kinds: kindsOf('kinds', returning),
+        // As the gateway passes it: the OUTPUT … INTO variable takes each column's declared type.
+        model: Object.fromEntries(columns.map((c) => [c.name, c])),
       }),
     );
     const [row] = shape('kinds', inserted.rows);
@@ -443,6 +445,120 @@ describeWith('mssql')('MssqlDialect against a real SQL Server', () => {
         )
       ).affected,
     ).toBe(0);
+  });
+
+  it('writes to a table with a trigger: OUTPUT … INTO, rows in the order sent, counts the write’s own; unique keys and declared types at import', async () => {
+    // An AFTER trigger for every action, without SET NOCOUNT ON, so its own row counts reach the client.
+    await exec(`CREATE TABLE dbo.invoices (
+      id int IDENTITY(1,1) CONSTRAINT PK_invoices PRIMARY KEY,
+      number nvarchar(20) NOT NULL CONSTRAINT UQ_invoices_number UNIQUE,
+      customer varchar(80) NULL, total decimal(12,2) NULL, issued_at datetime2(3) NULL,
+      paid bit NOT NULL DEFAULT 0, version rowversion)`);
+    await exec('CREATE UNIQUE INDEX UX_invoices_open ON dbo.invoices (customer) WHERE paid = 0');
+    await exec(
+      'CREATE TABLE dbo.invoice_audit (id int IDENTITY(1,1) PRIMARY KEY, action nvarchar(10), invoice_id int)',
+    );
+    await exec(`CREATE TRIGGER dbo.invoices_audit ON dbo.invoices AFTER INSERT, UPDATE, DELETE AS
+      BEGIN
+        INSERT INTO dbo.invoice_audit (action, invoice_id) SELECT N'write', id FROM inserted;
+        INSERT INTO dbo.invoice_audit (action, invoice_id) SELECT N'delete', id FROM deleted;
+      END`);
+    const [table] = await dialect.introspect(pool, [{ schema: 'dbo', name: 'invoices' }]);
+    const model = Object.fromEntries(table.columns.map((c) => [c.name, c]));
+    const kinds = Object.fromEntries(table.columns.map((c) => [c.name, c.kind]));
+    expect(table.uniqueKeys).toEqual([
+      { columns: ['number'] },
+      { columns: ['customer'], partial: true },
+    ]);
+    expect(model.total.declaredType).toBe('decimal(12,2)');
+    expect(model.issued_at.declaredType).toBe('datetime2(3)');
+    const invoices = ref('invoices');
+
+    const one = await pool.run(
+      dialect.compileInsert({
+        table: invoices,
+        values: [
+          { column: 'number', value: 'F-1' },
+          { column: 'total', value: '10.50' },
+          { column: 'issued_at', value: '2026-11-26T10:00:00.123' },
+        ],
+        returning: ['id', 'number', 'total', 'issued_at'],
+        kinds,
+        model,
+      }),
+    );
+    expect(shape('invoices', one.rows)).toEqual([
+      { id: 1, number: 'F-1', total: '10.50', issued_at: '2026-11-26T10:00:00.123' },
+    ]);
+    expect(one.affected).toBe(1);
+
+    const many = await pool.run(
+      dialect.compileInsertMany({
+        table: invoices,
+        columns: ['number', 'customer'],
+        rows: [
+          ['F-4', 'Dora'],
+          ['F-2', 'Bea'],
+          ['F-3', 'Caio'],
+        ],
+        returning: ['id', 'number'],
+        kinds,
+        model,
+      }),
+    );
+    expect(many.rows.map((r) => r.number)).toEqual(['F-4', 'F-2', 'F-3']);
+    expect(many.affected).toBe(3);
+
+    const updated = await pool.run(
+      dialect.compileUpdate({
+        table: invoices,
+        set: [{ column: 'paid', value: true }],
+        where: { kind: 'compare', column: 'number', op: 'neq', value: 'F-1' },
+        scope: ALL_ROWS,
+        returning: ['id'],
+        kinds,
+        model,
+      }),
+    );
+    expect(updated.rows).toHaveLength(3);
+    expect(updated.affected).toBe(3);
+
+    const upserted = await pool.run(
+      dialect.compileUpsert({
+        table: invoices,
+        columns: ['number', 'customer'],
+        rows: [
+          ['F-1', 'Ana'],
+          ['F-5', 'Eva'],
+        ],
+        key: ['number'],
+        update: ['customer'],
+        when: ALL_ROWS,
+        scope: ALL_ROWS,
+        returning: ['number'],
+        kinds,
+        model,
+      }),
+    );
+    expect(
+      upserted.rows
+        .map((r) => [r.number, Number(r.__tg_inserted)])
+        .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    ).toEqual([
+      ['F-1', 0],
+      ['F-5', 1],
+    ]);
+
+    const deleted = await pool.run(
+      dialect.compileDelete({
+        table: invoices,
+        where: { kind: 'compare', column: 'paid', op: 'eq', value: true },
+        scope: ALL_ROWS,
+      }),
+    );
+    expect(deleted.affected).toBe(3);
+    const audit = await exec('SELECT COUNT(*) AS n FROM dbo.invoice_audit');
+    expect(Number(audit.rows[0].n)).toBeGreaterThan(0);
   });
 
   it('translates the four refusals with fields, in plain words', async () => {

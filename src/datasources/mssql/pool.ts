@@ -143,8 +143,8 @@ export function parseMssqlUrl(url: string, poolSize = 10): MssqlConfig {
  * `run` binds the n-th parameter as `@p<n>` (1-based) with `request.input('p<n>', value)`, letting
  * `mssql` pick the SQL type from the JS value (string → nvarchar, integer → int/bigint, other
  * number → float, boolean → bit, bigint → bigint, Buffer → varbinary; node-mssql README, "Data
- * Types"); rows are the first result set, `affected` the first statement's row count
- * (`rowsAffected[0]`), undefined for a SELECT. Driver errors (`RequestError`, see
+ * Types"); rows are the first result set, `affected` the batch's last row count ({@link
+ * affectedRows}), undefined for a SELECT. Driver errors (`RequestError`, see
  * `mssql-errors.ts`) propagate unchanged.
  */
 export class MssqlPool implements SqlPool {
@@ -293,7 +293,7 @@ export async function streamOn(
   if (reader.refusal) throw reader.refusal.reason;
   if (failure) throw (failure as { error: unknown }).error;
   const isSelect = /^\s*SELECT\b/i.test(query.sql);
-  return { rows: reader.rows, affected: isSelect ? undefined : result.rowsAffected[0] };
+  return { rows: reader.rows, affected: isSelect ? undefined : affectedRows(result.rowsAffected) };
 }
 
 /** Runs one statement on a request of a transaction, parameters `@p1…@pN`, its rows collected. */
@@ -303,6 +303,18 @@ async function runOn(request: MssqlRequest, query: CompiledQuery): Promise<State
   const isSelect = /^\s*SELECT\b/i.test(query.sql);
   return {
     rows: result.recordset ?? [],
-    affected: isSelect ? undefined : result.rowsAffected[0],
+    affected: isSelect ? undefined : affectedRows(result.rowsAffected),
   };
+}
+
+/**
+ * The rows a write changed: the batch's last row count. A write that reads rows back is
+ * `DECLARE @tg_out …; <write> OUTPUT … INTO @tg_out; SELECT … FROM @tg_out` (`MssqlCompiler`),
+ * whose last count is the SELECT's, one row per written row; a plain write's is its own. An
+ * enabled trigger's statements send their own counts (DONEINPROC) unless it sets NOCOUNT ON
+ * (Microsoft docs, "SET NOCOUNT"), and it runs inside the statement that fired it, so its counts
+ * come before that statement's: the first count may be the trigger's, the last never is.
+ */
+export function affectedRows(rowsAffected: readonly number[]): number | undefined {
+  return rowsAffected.length ? rowsAffected[rowsAffected.length - 1] : undefined;
 }

@@ -25,7 +25,7 @@ import type { ModelTable } from '../../platform/version-definition';
 import { baseName, type NavigationNode, type RowNode } from '../api-tree';
 import type { GatewayContext } from '../gateway-context';
 import { DatabaseRefusalError } from '../graphql-errors';
-import { columnKinds, selectColumns, shapeRows, tableRef } from '../query-planner';
+import { columnKinds, columnModels, selectColumns, shapeRows, tableRef } from '../query-planner';
 import { admitsEveryRow } from '../request/row-scopes';
 import { planValues, referencesOf, writableColumns } from '../write-planner';
 import { addArgs } from './add';
@@ -120,9 +120,10 @@ function insertStatements(
 ): { query: CompiledQuery; indices: number[] }[] {
   const table = tableRef(node.table);
   const kinds = columnKinds(node.table);
+  const model = columnModels(node.table);
   if (group.columns.length === 0) {
     return group.indices.map((index) => ({
-      query: dialect.compileInsert({ table, values: [], returning, kinds }),
+      query: dialect.compileInsert({ table, values: [], returning, kinds, model }),
       indices: [index],
     }));
   }
@@ -140,6 +141,7 @@ function insertStatements(
         rows: rows.map((values) => values.map((v) => v.value)),
         returning,
         kinds,
+        model,
       }),
       indices: group.indices.slice(start, start + perStatement),
     });

@@ -8,7 +8,7 @@ import { isRequiredOnInsert } from '../../data-model/model-graph';
 import type { Capabilities, Condition, Dialect } from '../../datasources/core/dialect';
 import type { RowNode } from '../api-tree';
 import type { GatewayContext } from '../gateway-context';
-import { columnKinds, selectColumns, shapeRows, tableRef } from '../query-planner';
+import { columnKinds, columnModels, selectColumns, shapeRows, tableRef } from '../query-planner';
 import { admitsEveryRow } from '../request/row-scopes';
 import { planValues, type Reference, referencesOf, writableColumns } from '../write-planner';
 import { invalidInput } from '../../common/domain-error';
@@ -103,6 +103,7 @@ export function addResolver(
       values,
       returning,
       kinds: columnKinds(node.table),
+      model: columnModels(node.table),
     });
     const write = async (run: Run) => {
       await refuseHiddenReferences(run, conn.dialect, before, sent);

@@ -12,6 +12,7 @@ import type { RowNode } from '../api-tree';
 import type { GatewayContext } from '../gateway-context';
 import {
   columnKinds,
+  columnModels,
   type FilterInput,
   planOrder,
   planWhere,
@@ -100,6 +101,7 @@ export function updateManyResolver(
         : [];
     const table = tableRef(node.table);
     const kinds = columnKinds(node.table);
+    const model = columnModels(node.table);
     const sent = byColumn(set);
     const guarded = guardedReferences(references, set, ctx.scopes, dialect);
     const partial = guarded.find((r) => !r.columns.every((c) => c in sent));
@@ -113,7 +115,7 @@ export function updateManyResolver(
     let affected = 0;
     const answered: Record<string, unknown>[] = [];
     if (!underRule) {
-      const update = dialect.compileUpdate({ table, set, where, scope, returning, kinds });
+      const update = dialect.compileUpdate({ table, set, where, scope, returning, kinds, model });
       const result = await runWrite(conn.run, dialect, node, 'update', update, set);
       affected = result.affected ?? result.rows.length;
       if (affected > atMost) throw tooManyRows(affected, atMost, 'change');
@@ -144,6 +146,7 @@ export function updateManyResolver(
           scope,
           returning,
           kinds,
+          model,
         });
         const result = await runWrite(conn.run, dialect, node, 'update', update, set, true);
         affected += result.affected ?? result.rows.length;

@@ -6,7 +6,14 @@ import {
 import type { Capabilities } from '../../datasources/core/dialect';
 import type { RowNode } from '../api-tree';
 import type { GatewayContext } from '../gateway-context';
-import { columnKinds, planOrder, selectColumns, shapeRows, tableRef } from '../query-planner';
+import {
+  columnKinds,
+  columnModels,
+  planOrder,
+  selectColumns,
+  shapeRows,
+  tableRef,
+} from '../query-planner';
 import { admitsEveryRow } from '../request/row-scopes';
 import {
   planValues,
@@ -68,7 +75,16 @@ export function updateResolver(
     if (set.length === 0) {
       rows = (await conn.run(readBack)).rows;
     } else if (capabilities.updateReturning && !underRule && guarded.length === 0) {
-      const update = conn.dialect.compileUpdate({ table, set, where, scope, returning, kinds });
+      const model = columnModels(node.table);
+      const update = conn.dialect.compileUpdate({
+        table,
+        set,
+        where,
+        scope,
+        returning,
+        kinds,
+        model,
+      });
       rows = (await runWrite(conn.run, conn.dialect, node, 'update', update, set)).rows;
     } else {
       // The UPDATE (of a row inside the rule) and the read-back under the rule in one

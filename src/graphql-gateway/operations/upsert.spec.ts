@@ -1,4 +1,6 @@
 import { type ColumnKind, type ModelColumn } from '../../datasources/core/dialect';
+import { MssqlDialect } from '../../datasources/mssql/dialect';
+import { mssqlTablesFromCatalog } from '../../datasources/mssql/introspection';
 import { MysqlDialect } from '../../datasources/mysql/dialect';
 import { PostgresDialect } from '../../datasources/postgres/dialect';
 import type {
@@ -94,6 +96,66 @@ describe('upsertKeys', () => {
       uniqueKeys: [{ columns: ['code'], partial: true }],
     });
     expect(upsertKeys(partial, MYSQL)).toEqual([]);
+  });
+});
+
+describe('upsertKeys on SQL Server (unique keys read at import, issue 24)', () => {
+  it('offers the primary key and each plain unique key sys.indexes gave, never a filtered one', () => {
+    const [table] = mssqlTablesFromCatalog(
+      [{ schema: 'dbo', name: 'members' }],
+      ['id', 'tenant_id', 'email', 'code'].map((column_name) => ({
+        schema_name: 'dbo',
+        table_name: 'members',
+        table_kind: 'table' as const,
+        column_name,
+        type_name: column_name === 'email' || column_name === 'code' ? 'nvarchar' : 'int',
+        max_length: 200,
+        is_nullable: false,
+        is_identity: column_name === 'id',
+        is_computed: false,
+        has_default: false,
+        generated_always_type: 0,
+      })),
+      [{ schema_name: 'dbo', table_name: 'members', column_name: 'id' }],
+      [],
+      [],
+      [
+        {
+          schema_name: 'dbo',
+          table_name: 'members',
+          index_id: 2,
+          column_name: 'tenant_id',
+          is_computed: false,
+          has_filter: false,
+        },
+        {
+          schema_name: 'dbo',
+          table_name: 'members',
+          index_id: 2,
+          column_name: 'email',
+          is_computed: false,
+          has_filter: false,
+        },
+        {
+          schema_name: 'dbo',
+          table_name: 'members',
+          index_id: 3,
+          column_name: 'code',
+          is_computed: false,
+          has_filter: true,
+        },
+      ],
+    );
+    const n = node({
+      ...table,
+      name: 'members',
+      columns: table.columns,
+      primaryKey: table.primaryKey,
+    });
+    expect(upsertKeys(n, new MssqlDialect().capabilities())).toEqual([
+      { name: 'id', columns: ['id'] },
+      { name: 'tenant_id_email', columns: ['tenant_id', 'email'] },
+    ]);
   });
 });
 

@@ -25,6 +25,7 @@ import type { GatewayContext } from '../gateway-context';
 import { DatabaseRefusalError } from '../graphql-errors';
 import {
   columnKinds,
+  columnModels,
   type FilterInput,
   planWhere,
   selectColumns,
@@ -320,6 +321,7 @@ async function upsertByStatement(
     scope: request.scope,
     returning: key.columns,
     kinds: columnKinds(node.table),
+    model: columnModels(node.table),
   });
   const result = await write(request, chunk, query);
   const statuses = new Map<string, UpsertStatus>();

@@ -3,6 +3,9 @@ import { Route, Routes, useLocation, useNavigate } from 'react-router';
 import { whenSignedOut } from '../shared/api';
 import { whenSignedOutElsewhere } from '../shared/session-channel';
 import type { Account } from '../shared/types';
+import { AccessPage } from './access/AccessPage';
+import { AppChooserPage } from './access/AccessIndexPage';
+import { AccountsPage } from './accounts/AccountsPage';
 import { EditorPage } from './editor/EditorPage';
 import { HomePage } from './home/HomePage';
 import { KeysPage } from './keys/KeysPage';
@@ -11,12 +14,15 @@ import { NotFoundPage } from './NotFoundPage';
 import { SessionContext } from './session';
 import { SignInPage } from './sign-in/SignInPage';
 import { UNGUARDED } from './unsaved-changes';
+import { VersionsPage } from './versions/VersionsPage';
 
 /**
  * The pages (CONTRACT.md §10) and their URLs, which the service maps to this app
  * (`src/pages/page-routes.ts`): `/sign-in`, `/` (apps and their Table APIs), `/keys`,
  * `/apps/:appId/apis/new` and `/apps/:appId/apis/:apiId` (the Table API editor); any other URL
- * shows "Page not found". Signing out in another tab of the browser signs this one out too.
+ * shows "Page not found". Users and row rules (`/access`, `/apps/:appId/access`), versions
+ * (`/versions`, `/apps/:appId/versions`) and platform accounts (`/accounts`) are issue 27's
+ * items 4, 5 and 7. Signing out in another tab of the browser signs this one out too.
  */
 export function App({ initialAccount }: { initialAccount: Account | null }) {
   const [account, setAccount] = useState(initialAccount);
@@ -52,6 +58,11 @@ export function App({ initialAccount }: { initialAccount: Account | null }) {
           <Route path="/keys" element={<KeysPage />} />
           <Route path="/apps/:appId/apis/new" element={<EditorPage key="new" />} />
           <Route path="/apps/:appId/apis/:apiId" element={<EditorPage />} />
+          <Route path="/access" element={<AppChooserPage kind="access" key="access" />} />
+          <Route path="/apps/:appId/access" element={<AccessPage />} />
+          <Route path="/versions" element={<AppChooserPage kind="versions" key="versions" />} />
+          <Route path="/apps/:appId/versions" element={<VersionsPage />} />
+          <Route path="/accounts" element={<AccountsPage />} />
           <Route path="*" element={<NotFoundPage />} />
         </Route>
       </Routes>

@@ -58,6 +58,17 @@ export function Layout() {
               <li>
                 <NavLink to="/keys">API keys</NavLink>
               </li>
+              <li>
+                <NavLink to="/access">Users and rules</NavLink>
+              </li>
+              <li>
+                <NavLink to="/versions">Versions</NavLink>
+              </li>
+              {account.role === 'admin' && (
+                <li>
+                  <NavLink to="/accounts">Accounts</NavLink>
+                </li>
+              )}
             </ul>
           </nav>
         )}

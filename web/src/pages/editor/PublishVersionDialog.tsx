@@ -3,6 +3,7 @@ import { ConfirmDialog } from '../../shared/ConfirmDialog';
 import { ACTION_NAMES, type Actions, type App, type TableApi } from '../../shared/types';
 import { useLoad } from '../../shared/use-load';
 import { ErrorMessage, Loading } from '../../shared/ui';
+import { useVersionDiff, VersionDiffList } from '../versions/VersionDiffList';
 
 /** The actions switched on in a set of switches, in words: "select, insert", or "none". */
 function actionsInWords(actions: Actions): string {
@@ -14,8 +15,9 @@ function actionsInWords(actions: Actions): string {
  * The confirmation before "Publish working version" (CONTRACT.md §3, §7): the pages'
  * {@link ConfirmDialog} with a summary of what goes live, read from the builder's working version
  * (`GET /api/apps/:appId/apis`): the published Table APIs callers will reach, with their actions
- * and public switches, the drafts that stay unreachable, and whether the editor holds unsaved
- * changes (which are not part of it). Confirming makes the working version the app's main
+ * and public switches, the drafts that stay unreachable, whether the editor holds unsaved
+ * changes (which are not part of it), and what changes against the main version (issue 27 item 5,
+ * `GET /api/apps/:appId/versions/diff`, {@link VersionDiffList}). Confirming makes the working version the app's main
  * version (`POST /api/apps/:appId/versions/publish`).
  */
 export function PublishVersionDialog({
@@ -34,6 +36,7 @@ export function PublishVersionDialog({
   const apis = useLoad(() => get<TableApi[]>(`${appPath}/apis`), app.id);
   const published = apis.data?.filter((a) => a.status === 'published') ?? [];
   const drafts = apis.data?.filter((a) => a.status === 'draft') ?? [];
+  const diff = useVersionDiff(app.id);
 
   return (
     <ConfirmDialog
@@ -87,6 +90,7 @@ export function PublishVersionDialog({
           )}
         </>
       )}
+      {apis.data && <VersionDiffList diff={diff} />}
     </ConfirmDialog>
   );
 }
