@@ -176,6 +176,10 @@ export const SCHEMAS: Record<string, SchemaObject> = {
     status: { type: 'string', enum: ['active', 'revoked'] },
     lastUsedAt: nullableStr('Accurate to within a minute; null when never used'),
     rateLimitPerMinute: { type: 'integer' },
+    pointsPerMinute: {
+      type: 'integer',
+      description: 'Cost points per minute (README "Cost budgets")',
+    },
     mcpDeletes: bool('Whether MCP delete_row may be called with the key (README "Agents (MCP)")'),
     expiresAt: nullableStr(),
   }),
@@ -219,8 +223,4 @@ export function schemaRef(name: string | [string]): SchemaObject {
     return { $ref: `#/components/schemas/${n}` } as SchemaObject;
   };
   return typeof name === 'string' ? one(name) : list(one(name[0]));
-    pointsPerMinute: {
-      type: 'integer',
-      description: 'Cost points per minute (README "Cost budgets")',
-    },
 }
