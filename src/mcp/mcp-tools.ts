@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { DomainError } from '../common/domain-error';
 import { GRAPHQL_CODE_OF } from '../graphql-gateway/graphql-errors';
 import { RequestRefusal } from '../graphql-gateway/request/compiled-operation';
+import { CostBudgetExceeded } from '../rate-limits/cost-budgets.service';
 import type { GraphQLResponse } from '../graphql-gateway/request/execute-operation';
 import type { ApiCatalog, ApiEntry, JsonSchema } from './api-catalog';
 import {
@@ -88,17 +89,30 @@ const order = z
 const columns = z.array(z.string().max(200)).max(1000);
 const values = z.record(z.string(), z.unknown());
 
-/** A tool error as the caller reads it (CONTRACT.md §6 error codes): code, message, field. */
-function toolError(code: string, message: string, field?: unknown): CallToolResult {
+/**
+ * A tool error as the caller reads it (CONTRACT.md §6 error codes): `{"error": {code, message,
+ * field?}}` as text, never `structuredContent` (1.x clients would validate it against the
+ * `outputSchema`: typescript-sdk #2748); `cost`, a key's cost report (README "Cost budgets"), in
+ * `_meta`.
+ */
+function toolError(code: string, message: string, field?: unknown, cost?: unknown): CallToolResult {
   const error = { code, message, ...(typeof field === 'string' && { field }) };
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }] };
+  return {
+    isError: true,
+    content: [{ type: 'text', text: JSON.stringify({ error }) }],
+    ...(cost !== undefined && { _meta: { cost } }),
+  };
 }
 
-/** A tool's answer: `structuredContent` and the same JSON as text, for clients that read text. */
-function answered(structured: Record<string, unknown>): CallToolResult {
+/**
+ * A tool's answer: `structuredContent` and the same JSON as text, for clients that read text;
+ * the GraphQL answer's `extensions.cost` (a key's cost report) in `_meta.cost`.
+ */
+function answered(structured: Record<string, unknown>, cost?: unknown): CallToolResult {
   return {
     structuredContent: structured,
     content: [{ type: 'text', text: JSON.stringify(structured) }],
+    ...(cost !== undefined && { _meta: { cost } }),
   };
 }
 
@@ -109,6 +123,9 @@ function answered(structured: Record<string, unknown>): CallToolResult {
  */
 function failure(error: unknown): CallToolResult {
   if (error instanceof ToolInputError) return toolError(error.code, error.message);
+  if (error instanceof CostBudgetExceeded) {
+    return toolError(GRAPHQL_CODE_OF[error.code], error.message, undefined, error.report);
+  }
   if (error instanceof RequestRefusal) {
     const code = String(error.errors[0]?.extensions?.code ?? 'BAD_REQUEST');
     return toolError(code, error.errors.map((e) => e.message).join('; '));
@@ -129,6 +146,7 @@ async function runTool(
 ): Promise<CallToolResult> {
   try {
     const answer = await session.run(build());
+    const cost = answer.extensions?.cost;
     const first = answer.errors?.[0];
     if (first) {
       const extensions = first.extensions ?? {};
@@ -136,9 +154,10 @@ async function runTool(
         String(extensions.code ?? 'INTERNAL_SERVER_ERROR'),
         first.message,
         extensions.field,
+        cost,
       );
     }
-    return answered(shape(answer.data ?? {}));
+    return answered(shape(answer.data ?? {}), cost);
   } catch (error) {
     return failure(error);
   }

@@ -66,6 +66,9 @@ function errorOf(result: Awaited<ReturnType<Client['callTool']>>): {
   field?: string;
 } {
   expect(result.isError).toBe(true);
+  // No structuredContent on an error: 1.x clients validate it against the outputSchema
+  // (typescript-sdk #2748) and would throw instead of showing the error.
+  expect(result.structuredContent).toBeUndefined();
   const text = (result.content as { type: string; text: string }[])[0].text;
   return (JSON.parse(text) as { error: { code: string; message: string; field?: string } }).error;
 }
@@ -160,6 +163,12 @@ for (const dialect of CASES) {
         body: { name: 'draftBooks', table: 'books', actions: ALL },
       });
       expect(draft.status).toBe(201);
+      // Keys see no author named Hidden (CONTRACT.md §4 api_key role).
+      const rule = await run.http('PUT', `/api/apps/${appId}/permissions/api_key`, {
+        token,
+        body: { tables: { authors: { where: { name: { neq: 'Hidden' } } } } },
+      });
+      expect(rule.status).toBe(200);
       expect(
         (await run.http('POST', `/api/apps/${appId}/versions/publish`, { token })).status,
       ).toBe(200);
@@ -264,6 +273,8 @@ for (const dialect of CASES) {
         },
       });
       expect(read.isError).toBeFalsy();
+      // The key's cost report, as GraphQL's extensions.cost (README "Cost budgets").
+      expect((read._meta as any)?.cost).toMatchObject({ limit: expect.any(Number) });
       expect((read.structuredContent as any).rows).toEqual([
         { id: String(row.id), title: 'Memorias Postumas' },
         { id: expect.any(String), title: 'Dom Casmurro' },
@@ -378,6 +389,38 @@ for (const dialect of CASES) {
       );
       expect(duplicate.code).toBe('UNIQUE_VIOLATION');
       expect(duplicate.message).not.toMatch(/\b(INSERT|SELECT|FROM)\b|stack/);
+    });
+
+    it('applies the api_key row rule exactly as GraphQL does', async () => {
+      const added = await run.http('POST', `/api/graphql/${address}`, {
+        token,
+        body: {
+          query: 'mutation { addAuthors(name: "Hidden", email: "hidden@example.com") { id } }',
+        },
+      });
+      expect(added.body.errors).toBeUndefined();
+      const id = added.body.data.addAuthors.id as string;
+      const client = await connect({ 'x-api-key': key });
+      const rows = await client.callTool({
+        name: 'get_rows',
+        arguments: { api: 'authors', fields: ['name'] },
+      });
+      expect((rows.structuredContent as any).rows.map((r: any) => r.name)).not.toContain('Hidden');
+      const count = await client.callTool({
+        name: 'count_rows',
+        arguments: { api: 'authors', where: { id: { eq: id } } },
+      });
+      expect(count.structuredContent).toEqual({ api: 'authors', count: 0 });
+      const updated = await client.callTool({
+        name: 'update_row',
+        arguments: { api: 'authors', key: { id }, set: { name: 'Found' } },
+      });
+      expect(updated.structuredContent).toEqual({ api: 'authors', row: null });
+      const graphql = await run.http('POST', `/api/graphql/${address}`, {
+        headers: { 'x-api-key': key },
+        body: { query: `{ countAuthors(where: { id: { eq: "${id}" } }) }` },
+      });
+      expect(graphql.body.data).toEqual({ countAuthors: 0 });
     });
 
     it('refuses a key scoped to another app, a missing key, a bearer token, a key in the URL and a hostile Origin', async () => {
