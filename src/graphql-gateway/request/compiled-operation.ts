@@ -24,6 +24,7 @@ import {
 } from './operation-cost';
 import { operationShapes, shapeViolations } from './document-shape';
 import { compileWithJit } from './jit-compile';
+import { variablesKey } from './value-key';
 
 /** A refusal of the whole request before execution: HTTP status and GraphQL errors (no `data`). */
 export class RequestRefusal extends Error {
@@ -48,8 +49,23 @@ export interface CompileLimits extends CostLimits {
   fragmentSpreads: number;
 }
 
+let nextOperationId = 0;
+
+/**
+ * Costs of operations with variables (`CompiledOperation.cost`), by operation and `variablesKey`:
+ * the answer, or the refusal, `checkRequestCost` gave for those values under those limits. Shared
+ * by every operation and bounded by bytes (the key, two bytes a character, and the entry); an
+ * evicted document's entries go as the least recently used.
+ */
+const VARIABLE_COSTS = new LRUCache<string, { limits: CostLimits; cost: RequestCost | Error }>({
+  maxSize: 4 * 1024 * 1024,
+  sizeCalculation: (_value, key) => key.length * 2 + 256,
+});
+
 /** One operation of a compiled document: everything that does not depend on variable values. */
 export class CompiledOperation {
+  /** A number naming this operation in {@link VARIABLE_COSTS}, never reused. */
+  private readonly id = nextOperationId++;
   /** Root field names the operation selects, fragments expanded (the endpoint-scope step reads them). */
   readonly rootFieldNames: string[];
   private staticCost: RequestCost | Error | undefined;
@@ -99,12 +115,32 @@ export class CompiledOperation {
   }
 
   /**
-   * The request's cost within every ceiling (see `checkRequestCost`). An operation without
-   * variables has the same answer every time, so it is computed once.
+   * The request's cost within every ceiling (see `checkRequestCost`, a function of the operation's
+   * field plan, the coerced variables and the limits alone). An operation without variables has
+   * the same answer every time, so it is computed once; one with variables once per distinct
+   * variable values, remembered in {@link VARIABLE_COSTS} by their `variablesKey` (values without
+   * a key are checked every time).
    * @throws DomainError as `checkRequestCost` does.
    */
   cost(variableValues: Record<string, unknown>, limits: CostLimits): RequestCost {
-    if (this.declaresVariables) return checkRequestCost(this.fields, variableValues, limits);
+    if (this.declaresVariables) {
+      const values = variablesKey(variableValues);
+      if (values === undefined) return checkRequestCost(this.fields, variableValues, limits);
+      const key = `${this.id}\n${values}`;
+      let known = VARIABLE_COSTS.get(key);
+      if (known?.limits !== limits) {
+        let cost: RequestCost | Error;
+        try {
+          cost = checkRequestCost(this.fields, variableValues, limits);
+        } catch (error) {
+          cost = error as Error;
+        }
+        known = { limits, cost };
+        VARIABLE_COSTS.set(key, known);
+      }
+      if (known.cost instanceof Error) throw known.cost;
+      return known.cost;
+    }
     if (this.staticCost === undefined) {
       try {
         this.staticCost = checkRequestCost(this.fields, {}, limits);

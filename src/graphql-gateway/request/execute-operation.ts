@@ -53,9 +53,18 @@ export function nestingDepth(value: unknown, limit: number): number {
 }
 
 /**
- * Coerces the request's variables: the contract's input coercion (CONTRACT.md §6 Values) on the
- * JSON values, then GraphQL's own coercion against the operation's variable definitions (defaults
- * applied, so a default `take` counts like a sent one).
+ * Coerces the request's variables against the operation's variable definitions, once (issue 25):
+ * graphql-js's `getVariableValues` (defaults applied, so a default `take` counts like a sent one)
+ * on the JSON values as sent. Only when it refuses them does the contract's input coercion
+ * (CONTRACT.md §6 Values: `"42"` for an `Int`, `42` for a `String`, `"true"` for a `Boolean`, a
+ * database enum's stored text, a date alone for a `DateTime`; `coerceVariables`) rewrite them, and
+ * graphql-js coerces the rewritten values. The answer is the same as coercing every request both
+ * ways: the contract rewrites only values graphql-js refuses (a text where a number, Boolean or
+ * enum value is expected, a number where a text is, a text no enum value names, a date without a
+ * time, which the `DateTime`/`LocalDateTime` scalars refuse), so on values graphql-js takes it
+ * changes nothing. What clients send is typed already, and pays for one walk over its values.
+ * Bounded as before: the nesting is measured without recursion first, and graphql-js stops at 20
+ * errors.
  * @returns `inputs`, what graphql-js's `execute` takes, and `values`, the coerced values the
  * per-request checks and graphql-jit's compiled queries read.
  * @throws RequestRefusal 400 `BAD_USER_INPUT` with every problem, or when the variables nest
@@ -75,12 +84,18 @@ export function coerceRequestVariables(
       `Variables nest more than ${maxDepth} levels deep; the limit is ${maxDepth}`,
     );
   }
-  const inputs = operation.declaresVariables
-    ? coerceVariables(schema, operation.node, variables)
-    : {};
-  const coerced = getVariableValues(schema, operation.node.variableDefinitions ?? [], inputs, {
-    maxErrors: 20,
-  });
+  const definitions = operation.node.variableDefinitions ?? [];
+  const coerce = (inputs: Record<string, unknown>) =>
+    getVariableValues(schema, definitions, inputs, { maxErrors: 20 });
+  let inputs = variables;
+  let coerced = coerce(inputs);
+  if (coerced.errors && operation.declaresVariables) {
+    const rewritten = coerceVariables(schema, operation.node, variables);
+    if (rewritten !== variables) {
+      inputs = rewritten;
+      coerced = coerce(inputs);
+    }
+  }
   if (coerced.errors) {
     throw new RequestRefusal(
       400,

@@ -64,6 +64,22 @@ function passedThrough(definition: VariableDefinitionNode): VariableDefinitionNo
   };
 }
 
+/**
+ * The operation nodes of graphql-jit's private copies ({@link compileWithJit}), which its compiled
+ * queries hand resolvers as `info.operation`. graphql-jit gives every execution of a compiled
+ * operation the same `fieldNodes` array per field occurrence (graphql-js's `execute` makes new
+ * ones), so a resolver may remember per occurrence only under one of these.
+ */
+const COMPILED_OPERATIONS = new WeakSet<OperationDefinitionNode>();
+
+/**
+ * Whether `operation` (a resolver's `info.operation`) is run by a graphql-jit compiled query: its
+ * field occurrences' `fieldNodes` arrays are then the same in every execution.
+ */
+export function isCompiledOperation(operation: OperationDefinitionNode): boolean {
+  return COMPILED_OPERATIONS.has(operation);
+}
+
 /** graphql-jit's output for one operation, with the size of the code it generated. */
 export interface JitCompilation {
   query: CompiledQuery;
@@ -102,11 +118,15 @@ export function compileWithJit(
   const index = document.definitions.indexOf(operation);
   if (index < 0) return null;
   const copy = structuredClone(document) as DocumentNode;
-  const definitions = copy.definitions.map((definition, i) =>
-    i === index && definition.kind === Kind.OPERATION_DEFINITION
-      ? { ...definition, variableDefinitions: definition.variableDefinitions?.map(passedThrough) }
-      : definition,
-  );
+  let compiledOperation: OperationDefinitionNode | undefined;
+  const definitions = copy.definitions.map((definition, i) => {
+    if (i !== index || definition.kind !== Kind.OPERATION_DEFINITION) return definition;
+    compiledOperation = {
+      ...definition,
+      variableDefinitions: definition.variableDefinitions?.map(passedThrough),
+    };
+    return compiledOperation;
+  });
   const compiled = compileQuery(
     jitSchemaOf(schema),
     { ...copy, definitions },
@@ -119,6 +139,7 @@ export function compileWithJit(
     },
   );
   if (!isCompiledQuery(compiled)) return null;
+  if (compiledOperation) COMPILED_OPERATIONS.add(compiledOperation);
   const generated = compiled as CompiledQuery & Record<string, unknown>;
   const body = generated[GENERATED_BODY];
   delete generated[GENERATED_BODY];
