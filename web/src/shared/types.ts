@@ -105,6 +105,8 @@ export interface ApiKey {
   lastUsedAt: string | null;
   rateLimitPerMinute: number;
   expiresAt: string | null;
+  /** Whether MCP's `delete_row` may be called with the key (README "Agents (MCP)"). */
+  mcpDeletes: boolean;
 }
 
 /** `POST /api/admin/api-keys` answer: the only time `key` is shown (§5). */

@@ -55,6 +55,8 @@ export function CreateKeyForm({
   const [picks, setPicks] = useState(new Map<string, Pick>());
   const [rate, setRate] = useState('');
   const [expires, setExpires] = useState('');
+  // `mcpDeletes` (README "Agents (MCP)"): MCP's delete_row, off unless ticked.
+  const [deletes, setDeletes] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<{ message: string; details: string[] } | null>(null);
 
@@ -82,11 +84,13 @@ export function CreateKeyForm({
         scope: scopeOf(picks),
         ...(rate ? { rateLimitPerMinute: Number(rate) } : {}),
         ...(expires ? { expiresAt: new Date(expires).toISOString() } : {}),
+        ...(deletes ? { mcpDeletes: true } : {}),
       });
       setName('');
       setPicks(new Map());
       setRate('');
       setExpires('');
+      setDeletes(false);
       onCreated(created);
     } catch (e) {
       setError(describeError(e));
@@ -213,6 +217,20 @@ export function CreateKeyForm({
             Empty: never. In your time zone.
           </p>
         </div>
+      </div>
+      <div className="check">
+        <input
+          type="checkbox"
+          id="key-mcp-deletes"
+          checked={deletes}
+          aria-describedby="key-mcp-deletes-hint"
+          onChange={(e) => setDeletes(e.target.checked)}
+        />
+        <label htmlFor="key-mcp-deletes">Allow deletes through MCP</label>
+        <span className="hint" id="key-mcp-deletes-hint">
+          Lets AI agents call delete_row with this key; off by default. GraphQL deletes follow the
+          scope alone.
+        </span>
       </div>
       <button type="submit" className="button" disabled={busy}>
         {busy ? 'Creating…' : 'Create key'}
