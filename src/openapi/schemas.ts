@@ -160,6 +160,12 @@ export const SCHEMAS: Record<string, SchemaObject> = {
     status: { type: 'string', enum: ['draft', 'published'] },
     createdAt: str(),
     updatedAt: str(),
+    notices: {
+      ...list(str()),
+      nullable: true,
+      description:
+        'Only in the answer of a save, when there is something to say: what the actions would offer but the table cannot give (README "Writing rows"), e.g. why upsert is left out on MySQL/MariaDB',
+    },
   }),
   ApiKey: object({
     id: str(),

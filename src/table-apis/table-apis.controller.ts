@@ -1,10 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { DatasourcesService } from '../data-model/datasources.service';
 import { AppsService } from '../platform/apps.service';
 import { CurrentSession } from '../platform/current-session.decorator';
 import type { PlatformSession } from '../platform/sessions.service';
 import type { TableApiDefinition } from '../platform/version-definition';
 import { CreateTableApiDto, UpdateTableApiDto } from './dto/table-api.dto';
-import { TableApisService } from './table-apis.service';
+import { type SavedTableApi, TableApisService } from './table-apis.service';
 import { ApiRoute } from '../openapi/api-route.decorator';
 
 /** Table APIs of an app (CONTRACT.md §3); builders and administrators, in their working version. */
@@ -13,9 +14,23 @@ export class TableApisController {
   constructor(
     private readonly apps: AppsService,
     private readonly apis: TableApisService,
+    private readonly datasources: DatasourcesService,
   ) {}
 
-  /** `POST …/apis` → `201 {id, name, status: "draft", …}`. */
+  /** `api` with the notices of its save ({@link TableApisService.withNotices}). */
+  private async answer(
+    appId: string,
+    accountId: string,
+    api: TableApiDefinition,
+  ): Promise<SavedTableApi> {
+    const capabilities = await this.datasources.capabilities(appId);
+    return this.apis.withNotices(appId, accountId, api, capabilities);
+  }
+
+  /**
+   * `POST …/apis` → `201 {id, name, status: "draft", …}`, with `notices` when the actions offer
+   * something the table cannot give (README "Writing rows").
+   */
   @ApiRoute({
     summary: 'Create a Table API (draft)',
     ok: { status: 201, description: 'The Table API', schema: 'TableApi' },
@@ -26,9 +41,9 @@ export class TableApisController {
     @Param('appId') appId: string,
     @Body() body: CreateTableApiDto,
     @CurrentSession() s: PlatformSession,
-  ): Promise<TableApiDefinition> {
+  ): Promise<SavedTableApi> {
     await this.apps.get(appId);
-    return this.apis.create(appId, s.accountId, body);
+    return this.answer(appId, s.accountId, await this.apis.create(appId, s.accountId, body));
   }
 
   /** `GET …/apis`. */
@@ -62,7 +77,7 @@ export class TableApisController {
     return this.apis.get(appId, s.accountId, apiId);
   }
 
-  /** `PATCH …/apis/:apiId`. */
+  /** `PATCH …/apis/:apiId`, answered as {@link create}. */
   @ApiRoute({
     summary: 'Change a Table API',
     ok: { description: 'The Table API', schema: 'TableApi' },
@@ -74,9 +89,10 @@ export class TableApisController {
     @Param('apiId') apiId: string,
     @Body() body: UpdateTableApiDto,
     @CurrentSession() s: PlatformSession,
-  ): Promise<TableApiDefinition> {
+  ): Promise<SavedTableApi> {
     await this.apps.get(appId);
-    return this.apis.update(appId, s.accountId, apiId, body);
+    const api = await this.apis.update(appId, s.accountId, apiId, body);
+    return this.answer(appId, s.accountId, api);
   }
 
   /** `DELETE …/apis/:apiId` → `204`. */

@@ -10,6 +10,9 @@ import type {
   VersionDefinition,
 } from '../platform/version-definition';
 import { VersionsService } from '../platform/versions.service';
+import type { Capabilities } from '../datasources/core/dialect';
+import { baseName } from '../graphql-gateway/api-tree';
+import { upsertNotOffered } from '../graphql-gateway/operations/upsert';
 
 /** Input of create and update. */
 export interface TableApiInput {
@@ -109,6 +112,27 @@ function actionsProblem(
   return null;
 }
 
+/** What saving a Table API answers: the API, and `notices` when there is something to say. */
+export type SavedTableApi = TableApiDefinition & { notices?: string[] };
+
+/**
+ * What an API's actions would offer but its table cannot give, in words for its builder (README
+ * "Writing rows"): with the insert and update actions on a MySQL/MariaDB table with more than one
+ * unique key set, why `upsert<Base>`/`upsertMany<Base>` are left out ({@link upsertNotOffered}).
+ * Notices never refuse a save; the schema simply lacks those fields.
+ * @param capabilities of the table's datasource; undefined (an unknown datasource): no notice.
+ */
+export function tableApiNotices(
+  def: VersionDefinition,
+  api: TableApiDefinition,
+  capabilities: Capabilities | undefined,
+): string[] {
+  const table = def.tables.find((t) => t.name === api.table);
+  if (!table || !capabilities || !api.actions.insert || !api.actions.update) return [];
+  const upsert = upsertNotOffered(table, capabilities, baseName(api.name));
+  return upsert ? [upsert] : [];
+}
+
 /** Table APIs of an app version: create, read, change, delete, publish (CONTRACT.md §3). */
 @Injectable()
 export class TableApisService {
@@ -181,6 +205,23 @@ export class TableApisService {
       Object.assign(api, next);
       return api;
     });
+  }
+
+  /**
+   * `api` as a save answers it: with {@link tableApiNotices} of the caller's version (their
+   * working version, else main), `capabilities` by datasource id; without `notices` when there
+   * are none.
+   */
+  async withNotices(
+    appId: string,
+    accountId: string,
+    api: TableApiDefinition,
+    capabilities: ReadonlyMap<string, Capabilities>,
+  ): Promise<SavedTableApi> {
+    const def = await this.versions.readForBuilder(appId, accountId);
+    const table = def.tables.find((t) => t.name === api.table);
+    const notices = tableApiNotices(def, api, table && capabilities.get(table.datasourceId));
+    return notices.length ? { ...api, notices } : api;
   }
 
   /** Deletes an API. @throws DomainError NOT_FOUND. */

@@ -46,6 +46,7 @@ for (const dialect of SALES_DIALECTS) {
     let token: string;
     let userToken: string;
     let db: SalesDatabase;
+    let appId: string;
     const address = `upsert-${dialect.type}`;
     const placedAt = dialect.type === 'sqlite' ? '2024-01-01T00:00:00' : '2024-01-01T00:00:00Z';
 
@@ -73,9 +74,8 @@ for (const dialect of SALES_DIALECTS) {
           `INSERT INTO members (email, name, city, points) VALUES ('${email}', '${name}', '${city}', ${points})`,
         );
       }
-      const appId = (
-        await run.http('POST', '/api/apps', { token, body: { name: 'Upserts', address } })
-      ).body.id as string;
+      appId = (await run.http('POST', '/api/apps', { token, body: { name: 'Upserts', address } }))
+        .body.id as string;
       await registerSalesDatabase(run, token, appId, dialect.type, {
         url: db.url,
         tables: [...db.tables, db.qualify('members')],
@@ -133,6 +133,52 @@ for (const dialect of SALES_DIALECTS) {
         expect(fields).not.toContain('upsertCustomers');
       } else {
         expect(data.customers!.enumValues.map((v) => v.name)).toEqual(['id', 'email']);
+      }
+    });
+
+    it('saving an API with insert and update says why upsert is left out (MySQL/MariaDB, several unique keys)', async () => {
+      const save = (body: Record<string, unknown>) =>
+        run.http('POST', `/api/apps/${appId}/apis`, { token, body });
+      const both = { select: true, insert: true, update: true, delete: false };
+      const created = await save({ name: 'customerSync', table: 'customers', actions: both });
+      const members = await save({ name: 'memberSync', table: 'members', actions: both });
+      const ids = [created.body.id as string, members.body.id as string];
+      try {
+        expect(created.status).toBe(201);
+        if (dialect.type === 'mysql') {
+          expect(created.body.notices).toEqual([
+            expect.stringContaining(
+              'upsertCustomerSync and upsertManyCustomerSync are not offered: "customers" has 2 unique keys (id), (email)',
+            ),
+          ]);
+          expect(created.body.notices[0]).toContain('ON DUPLICATE KEY UPDATE');
+          // The save itself is kept, and the notice is no part of the stored API.
+          const read = await run.http('GET', `/api/apps/${appId}/apis/${ids[0]}`, { token });
+          expect(read.body.actions).toEqual(both);
+          expect(read.body.notices).toBeUndefined();
+          // A change that keeps insert and update says it again.
+          const renamed = await run.http('PATCH', `/api/apps/${appId}/apis/${ids[0]}`, {
+            token,
+            body: { name: 'customerSync2' },
+          });
+          expect(renamed.body.notices).toEqual([
+            expect.stringContaining('upsertCustomerSync2 and upsertManyCustomerSync2'),
+          ]);
+        } else {
+          expect(created.body.notices).toBeUndefined();
+        }
+        // Without update no upsert is offered anywhere, so nothing is said.
+        const onlyInsert = await run.http('PATCH', `/api/apps/${appId}/apis/${ids[0]}`, {
+          token,
+          body: { actions: { ...both, update: false } },
+        });
+        expect(onlyInsert.status).toBe(200);
+        expect(onlyInsert.body.notices).toBeUndefined();
+        // One unique key set (email): upsert offered on every database, nothing to say.
+        expect(members.status).toBe(201);
+        expect(members.body.notices).toBeUndefined();
+      } finally {
+        for (const id of ids) await run.http('DELETE', `/api/apps/${appId}/apis/${id}`, { token });
       }
     });
 

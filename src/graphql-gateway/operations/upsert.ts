@@ -20,6 +20,7 @@ import {
   UPSERT_INSERTED,
 } from '../../datasources/core/dialect';
 import { PARAMETER_LIMITS } from '../../datasources/core/sql-compiler';
+import type { ModelTable } from '../../platform/version-definition';
 import type { RowNode } from '../api-tree';
 import type { GatewayContext } from '../gateway-context';
 import { DatabaseRefusalError } from '../graphql-errors';
@@ -80,14 +81,7 @@ const ENUM_VALUE = /^[_A-Za-z][_0-9A-Za-z]*$/;
  * with exactly one unique key set (primary or unique, partial ones counted) has one: none else.
  */
 export function upsertKeys(node: RowNode, capabilities: Capabilities): UpsertKey[] {
-  const table = node.table;
-  const sets: { columns: string[]; partial: boolean }[] = [];
-  if (table.primaryKey.length > 0 && table.primaryKeyChosen !== true) {
-    sets.push({ columns: table.primaryKey, partial: false });
-  }
-  for (const u of table.uniqueKeys ?? []) {
-    sets.push({ columns: u.columns, partial: u.partial === true });
-  }
+  const sets = uniqueKeySets(node.table);
   if (capabilities.upsertMatchesAnyKey && sets.length !== 1) return [];
   const writable = new Set(writableColumns(node, 'insert').map((c) => c.name));
   const keys: UpsertKey[] = [];
@@ -100,6 +94,49 @@ export function upsertKeys(node: RowNode, capabilities: Capabilities): UpsertKey
     keys.push({ name, columns: set.columns });
   }
   return keys;
+}
+
+/**
+ * The unique key sets the database declares on `table`: its primary key (not one a builder chose:
+ * no constraint backs it), then each unique key (`partial` ones marked), in catalog order.
+ */
+function uniqueKeySets(
+  table: Pick<ModelTable, 'primaryKey' | 'primaryKeyChosen' | 'uniqueKeys'>,
+): { columns: string[]; partial: boolean }[] {
+  const sets: { columns: string[]; partial: boolean }[] = [];
+  if (table.primaryKey.length > 0 && table.primaryKeyChosen !== true) {
+    sets.push({ columns: table.primaryKey, partial: false });
+  }
+  for (const u of table.uniqueKeys ?? []) {
+    sets.push({ columns: u.columns, partial: u.partial === true });
+  }
+  return sets;
+}
+
+/**
+ * Why an API with the insert and update actions over `table` offers no `upsert<Base>` and
+ * `upsertMany<Base>` although its table has unique keys, or null when that is not the case: on
+ * MySQL/MariaDB (`Capabilities.upsertMatchesAnyKey`) `INSERT … ON DUPLICATE KEY UPDATE` matches
+ * a row by any of the table's unique keys ("If more than one unique index is matched, only the
+ * first is updated. It is not recommended to use this statement on tables with more than one
+ * unique index", MariaDB docs, "INSERT ON DUPLICATE KEY UPDATE"), so the key `on` names could not
+ * be the one that matched; {@link upsertKeys} offers none. Saving such an API answers this as a
+ * notice (README "Writing rows"), naming the key sets.
+ * @param base the API's base name (`Customers`: `upsertCustomers`).
+ */
+export function upsertNotOffered(
+  table: Pick<ModelTable, 'name' | 'primaryKey' | 'primaryKeyChosen' | 'uniqueKeys'>,
+  capabilities: Capabilities,
+  base: string,
+): string | null {
+  const sets = uniqueKeySets(table);
+  if (!capabilities.upsertMatchesAnyKey || sets.length <= 1) return null;
+  const keys = sets.map((k) => `(${k.columns.join(', ')})`).join(', ');
+  return (
+    `upsert${base} and upsertMany${base} are not offered: "${table.name}" has ${sets.length} unique keys ` +
+    `${keys}, and on MySQL/MariaDB an upsert (INSERT … ON DUPLICATE KEY UPDATE) matches a row by any ` +
+    `of them, not only by the one named; the API's other operations are offered as usual`
+  );
 }
 
 /** Arguments of `upsert<Base>` (`row`) and `upsertMany<Base>` (`rows`). */
