@@ -36,6 +36,7 @@ jest.setTimeout(180_000);
   let run: RunningApp;
   let browser: Browser;
   let demoId: string;
+  let demoKey: string;
   let contexts: BrowserContext[] = [];
   let pageErrors: string[] = [];
 
@@ -48,7 +49,7 @@ jest.setTimeout(180_000);
       { DATA_DIR: run.dataDir, PLATFORM_SECRET: 'e2e-platform-secret-0123456789-abcdefghij' },
       { demo: true },
     );
-    await seedDemo(run.app, config);
+    demoKey = (await seedDemo(run.app, config))!.key;
     const token = await run.adminToken();
     demoId = (await run.http('GET', '/api/apps', { token })).body[0].id;
     browser = await chromium.launch({
@@ -336,6 +337,16 @@ jest.setTimeout(180_000);
       .click();
     await page.getByRole('status').getByText(`${ANA.email} is disabled`).waitFor();
     expect((await asAppUser(token, '{ countOrders }')).status).toBe(401);
+    // View as refuses a disabled user (409), an unknown one (404), and a key (403).
+    const viewAsHttp = (userId: string, headers: Record<string, string> = {}) =>
+      run.http('POST', '/api/graphql/demo', {
+        token: headers['x-api-key'] ? undefined : adminToken,
+        headers: { 'x-view-as-user': userId, ...headers },
+        body: { query: '{ countOrders }' },
+      });
+    expect((await viewAsHttp(users[0].id)).status).toBe(409);
+    expect((await viewAsHttp('no-such-user')).status).toBe(404);
+    expect((await viewAsHttp(users[0].id, { 'x-api-key': demoKey })).status).toBe(403);
     await anaRow.getByRole('button', { name: `Enable ${ANA.email}` }).click();
     await page.getByRole('status').getByText(`${ANA.email} is enabled`).waitFor();
     // A new password from the page: the old one is refused, the new one signs in.
