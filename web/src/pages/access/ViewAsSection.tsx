@@ -56,7 +56,9 @@ export function ViewAsSection({ address, users }: { address: string; users: AppU
     try {
       const columns = await readColumnsAs(address, user.id, operation.rowType);
       const count = operation.hasCount ? ` total: count${operation.name.slice(3)}` : '';
-      const query = `{ rows: ${operation.name}(take: ${TAKE}) { ${columns.join(' ')} }${count} }`;
+      // A row type of navigation fields only still needs one field to select.
+      const selection = columns.length ? columns.join(' ') : '__typename';
+      const query = `{ rows: ${operation.name}(take: ${TAKE}) { ${selection} }${count} }`;
       const data = await queryAs<{ rows: Record<string, unknown>[]; total?: number }>(
         address,
         user.id,
