@@ -242,6 +242,11 @@ for (const dialect of CASES) {
       expect(title.filters).toEqual(expect.arrayContaining(['eq', 'contains', 'in']));
       expect(books.fields.map((f: any) => f.name)).not.toContain('price');
       expect(apis[1].tools).not.toContain('delete_row');
+      const listed = await run.http('GET', '/api/admin/api-keys', { token });
+      const switches = Object.fromEntries(
+        listed.body.map((k: { name: string; mcpDeletes: boolean }) => [k.name, k.mcpDeletes]),
+      );
+      expect(switches).toMatchObject({ mcp: false, 'mcp deletes': true });
       const deleting = await connect({ 'x-api-key': deletingKey });
       const allowed = await deleting.callTool({
         name: 'describe_apis',
@@ -380,6 +385,17 @@ for (const dialect of CASES) {
         }),
       );
       expect(badField.code).toBe('BAD_USER_INPUT');
+
+      // The GraphQL limits hold: 1,001 items in one `in` list (LIMIT_IN_LIST 1,000).
+      const many = Array.from({ length: 1001 }, (_, i) => String(i + 1));
+      const tooMany = errorOf(
+        await client.callTool({
+          name: 'count_rows',
+          arguments: { api: 'books', where: { id: { in: many } } },
+        }),
+      );
+      expect(tooMany.code).toBe('BAD_USER_INPUT');
+      expect(tooMany.message).toMatch(/1,?000/);
 
       const duplicate = errorOf(
         await client.callTool({
