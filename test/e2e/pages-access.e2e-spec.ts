@@ -79,11 +79,12 @@ jest.setTimeout(180_000);
     expect(errors).toEqual([]);
   });
 
-  /** A fresh browser (no cookies) 1280 px wide. */
-  async function newPage(): Promise<Page> {
+  /** A fresh browser (no cookies) 1280 px wide, in a language and time zone when given. */
+  async function newPage(reader: { locale?: string; timezoneId?: string } = {}): Promise<Page> {
     const context = await browser.newContext({
       baseURL: run.baseUrl,
       viewport: { width: 1280, height: 800 },
+      ...reader,
     });
     contexts.push(context);
     const page = await context.newPage();
@@ -145,8 +146,8 @@ jest.setTimeout(180_000);
   }
 
   /** An administrator signed in on the apps page. */
-  async function adminPage(): Promise<Page> {
-    const page = await newPage();
+  async function adminPage(reader: Parameters<typeof newPage>[0] = {}): Promise<Page> {
+    const page = await newPage(reader);
     await page.goto('/sign-in');
     await signIn(page, ADMIN);
     await page.getByRole('heading', { name: 'Apps', level: 1 }).waitFor();
@@ -424,13 +425,25 @@ jest.setTimeout(180_000);
 
   it('creates a builder by keyboard alone, disables it so it cannot sign in, and resets a password', async () => {
     const builder = { email: 'bea@access.test', password: 'bea-builder-password' };
-    const page = await adminPage();
+    // A reader in Tokyo whose browser speaks German.
+    const page = await adminPage({ locale: 'de-DE', timezoneId: 'Asia/Tokyo' });
     await page
       .getByRole('navigation', { name: 'Main' })
       .getByRole('link', { name: 'Accounts' })
       .click();
     await page.getByRole('heading', { name: 'Platform accounts', level: 1 }).waitFor();
     await rowOf(page, `${ADMIN.email} (you)`).waitFor();
+    // Dates in the reader's language and time zone.
+    const listed = await run.http('GET', '/api/admin/accounts', { token: await run.adminToken() });
+    const admin = (listed.body as { email: string; createdAt: string }[]).find(
+      (a) => a.email === ADMIN.email,
+    )!;
+    const inTokyo = new Intl.DateTimeFormat('de-DE', {
+      dateStyle: 'medium',
+      timeStyle: 'short',
+      timeZone: 'Asia/Tokyo',
+    }).format(new Date(admin.createdAt));
+    await rowOf(page, `${ADMIN.email} (you)`).getByText(inTokyo, { exact: true }).waitFor();
     await look(page, 'accounts-01-list');
 
     // Keyboard only: Tab to the form, type, Tab on, Enter on the button.
