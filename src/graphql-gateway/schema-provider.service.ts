@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { GraphQLSchema, isInputObjectType, isObjectType, validateSchema } from 'graphql';
+import { Gauge } from 'prom-client';
 import { DomainError, ErrorCode, invalidInput } from '../common/domain-error';
 import type { VersionDefinition } from '../platform/version-definition';
 import { LRUCache } from 'lru-cache';
@@ -31,8 +32,12 @@ export interface ExecutableSchema extends BuiltSchema {
  */
 const ROOT_FIELD_BYTES = 400;
 const TYPE_FIELD_BYTES = 800;
-/** What an entry weighs while it is being built (its real weight is known once built). */
-const BUILDING_BYTES = 64 * 1024;
+/**
+ * What a version's types, or a view, weighs while it is being built (its real weight is known
+ * once built): about a small app's (five tables' types weigh ~60 KiB, a view ~15 KiB), so a
+ * build in progress neither evicts much more than it will need nor goes uncounted.
+ */
+const BUILDING_BYTES = 16 * 1024;
 
 /**
  * The estimated heap of a built schema, in bytes: `view` for its root types' fields and arguments
@@ -56,32 +61,59 @@ export function schemaBytes(schema: GraphQLSchema): { view: number; types: numbe
   return { view: 1024 + root * ROOT_FIELD_BYTES, types: 1024 + other * TYPE_FIELD_BYTES };
 }
 
-/** A cache entry: the value being built or built, and its weight once known. */
-interface Weighed<T> {
-  value: Promise<T>;
+/** An audience's view in the cache: being built or built, and its weight once known. */
+interface CachedView {
+  value: Promise<ExecutableSchema>;
   bytes: number;
+}
+
+/**
+ * A (version, revision) in the cache: its types, built once for every audience, and the views of
+ * the audiences that asked for it. Weighed as one (types + every view): a view holds its types, so
+ * evicting the types alone would free nothing while the view lived, and the next audience would
+ * build a second copy of them.
+ */
+interface CachedVersion {
+  types: Promise<VersionTypes>;
+  typeBytes: number;
+  views: Map<string, CachedView>;
+}
+
+/**
+ * A cache slot. lru-cache weighs a value when it is set and a new value for its key (setting the
+ * same object again keeps its old size), so a version is weighed again by setting it in a new slot.
+ */
+interface Slot {
+  version: CachedVersion;
+}
+
+/** What a cached version weighs, in estimated bytes (at least 1: lru-cache refuses 0). */
+function versionWeight({ version }: Slot): number {
+  let bytes = version.typeBytes;
+  for (const view of version.views.values()) bytes += view.bytes;
+  return Math.max(1, bytes);
 }
 
 /**
  * The schema cache (request step 5) and the compiled-document cache (step 6). One schema per
  * (version id, revision, audience), built on first use and reused; the types of a (version,
  * revision) are built once for all its audiences, and each audience's schema only adds its root
- * types. Both caches are bounded by estimated bytes (`SCHEMA_CACHE_BYTES`, see
- * {@link schemaBytes}), so thousands of small apps stay cached where a count would thrash. One app
- * may cause at most `SCHEMA_BUILDS_PER_APP_PER_SECOND` builds per second. A new revision is a new
- * key, so changes show on the next request; `ModelChanged` drops older revisions early. Compiled
- * documents are kept per schema in one cache bounded by bytes (`DOCUMENT_CACHE_BYTES`).
+ * types. The cache holds versions, each with its types and its audiences' views, weighed together
+ * and bounded by estimated bytes (`SCHEMA_CACHE_BYTES`, see {@link schemaBytes}), so thousands of
+ * small apps stay cached where a count would thrash, and what is evicted is freed (a version's
+ * views go with its types). One app may cause at most `SCHEMA_BUILDS_PER_APP_PER_SECOND` builds
+ * per second. A new revision is a new key, so changes show on the next request; `ModelChanged`
+ * drops older revisions early. Compiled documents are kept per schema in one cache bounded by
+ * bytes (`DOCUMENT_CACHE_BYTES`) and dropped with their schema.
  */
 @Injectable()
 export class SchemaProviderService implements OnModuleInit, OnModuleDestroy {
   private readonly documents: DocumentCache;
   private readonly logger = new Logger('SchemaProvider');
-  private readonly schemas: LRUCache<string, Weighed<ExecutableSchema>>;
-  private readonly types: LRUCache<string, Weighed<VersionTypes>>;
+  /** Versions by `versionId:revision`, weighed by {@link versionWeight}. */
+  private readonly cache: LRUCache<string, Slot>;
   /** Builds per app in the current second (`SCHEMA_BUILDS_PER_APP_PER_SECOND`). */
   private readonly builds = new LocalThrottlerStorage();
-  /** Set while an entry is replaced to be weighed again: its documents stay. */
-  private reweighing = false;
   /** Schemas built since start (the e2e suite reads it to prove reuse). */
   schemasBuilt = 0;
   /** Documents compiled since start (cache misses that compiled; the e2e suites read it). */
@@ -96,27 +128,54 @@ export class SchemaProviderService implements OnModuleInit, OnModuleDestroy {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.documents = new DocumentCache(config.limits.documentCacheBytes);
-    // One budget, half for the versions' types and half for the audiences' views: per field a
-    // view weighs about half what the types do, and a version usually serves two to four views.
-    const budget = config.limits.schemaCacheBytes;
-    this.schemas = new LRUCache({
-      maxSize: Math.max(1, Math.floor(budget / 2)),
-      sizeCalculation: (entry) => Math.max(1, entry.bytes),
-      dispose: (_entry, key) => {
-        if (!this.reweighing) this.documents.dropSchema(key);
+    this.cache = new LRUCache({
+      maxSize: Math.max(1, config.limits.schemaCacheBytes),
+      sizeCalculation: versionWeight,
+      // Evicted or deleted; `set` is a version weighed again in a new slot (see weigh), kept.
+      dispose: ({ version }, key, reason) => {
+        if (reason === 'set') return;
+        for (const audience of version.views.keys())
+          this.documents.dropSchema(`${key}:${audience}`);
       },
     });
-    this.types = new LRUCache({
-      maxSize: Math.max(1, Math.floor(budget / 2)),
-      sizeCalculation: (entry) => Math.max(1, entry.bytes),
-    });
     this.unsubscribe = events.on('ModelChanged', ({ versionId, revision }) => {
-      const older = (key: string) => {
+      for (const key of [...this.cache.keys()]) {
         const [id, rev] = key.split(':');
-        return id === versionId && Number(rev) < revision;
-      };
-      for (const key of [...this.schemas.keys()]) if (older(key)) this.schemas.delete(key);
-      for (const key of [...this.types.keys()]) if (older(key)) this.types.delete(key);
+        if (id === versionId && Number(rev) < revision) this.cache.delete(key);
+      }
+    });
+    this.registerGauges();
+  }
+
+  /**
+   * `tablegraph_schema_cache_entries` and `tablegraph_schema_cache_bytes`, labelled
+   * `cache="views"` (audiences' schemas) and `cache="types"` (versions' shared types), read when
+   * `/metrics` is scraped: how full the cache is against `SCHEMA_CACHE_BYTES` (bench/many-apps.js
+   * reports them).
+   */
+  private registerGauges(): void {
+    const read = () => this.schemasCached;
+    new Gauge({
+      name: 'tablegraph_schema_cache_entries',
+      help: 'Schemas held in the schema cache: audience views and version type sets',
+      labelNames: ['cache'] as const,
+      registers: [this.metrics.registry],
+      collect() {
+        const now = read();
+        this.set({ cache: 'views' }, now.schemas);
+        this.set({ cache: 'types' }, now.types);
+      },
+    });
+    new Gauge({
+      name: 'tablegraph_schema_cache_bytes',
+      help: 'Estimated heap bytes of the schema cache (SCHEMA_CACHE_BYTES bounds the sum)',
+      labelNames: ['cache'] as const,
+      registers: [this.metrics.registry],
+      collect() {
+        const now = read();
+        this.set({ cache: 'views' }, now.bytes);
+        this.set({ cache: 'types' }, now.typeBytes);
+      },
     });
   }
 
@@ -125,14 +184,21 @@ export class SchemaProviderService implements OnModuleInit, OnModuleDestroy {
     return this.documents.size;
   }
 
-  /** Schemas held in the cache, and their estimated bytes (the metrics and the bench read them). */
+  /**
+   * What the cache holds: audiences' views (`schemas`) and their estimated bytes, versions' type
+   * sets (`types`) and theirs; `bytes + typeBytes` is what `SCHEMA_CACHE_BYTES` bounds (the
+   * metrics and the bench read them).
+   */
   get schemasCached(): { schemas: number; bytes: number; types: number; typeBytes: number } {
-    return {
-      schemas: this.schemas.size,
-      bytes: this.schemas.calculatedSize,
-      types: this.types.size,
-      typeBytes: this.types.calculatedSize,
-    };
+    let schemas = 0;
+    let bytes = 0;
+    let typeBytes = 0;
+    for (const { version } of this.cache.values()) {
+      typeBytes += version.typeBytes;
+      schemas += version.views.size;
+      for (const view of version.views.values()) bytes += view.bytes;
+    }
+    return { schemas, bytes, types: this.cache.size, typeBytes };
   }
 
   /**
@@ -143,17 +209,28 @@ export class SchemaProviderService implements OnModuleInit, OnModuleDestroy {
    *   `SCHEMA_BUILDS_PER_APP_PER_SECOND` builds this second; API_UNAVAILABLE when it does not build.
    */
   async get(head: VersionHead, audience: AudienceView): Promise<ExecutableSchema> {
-    const key = `${head.versionId}:${head.revision}:${audience.key}`;
-    const cached = this.schemas.get(key);
+    const versionKey = `${head.versionId}:${head.revision}`;
+    const cached = this.cache.get(versionKey)?.version.views.get(audience.key);
     if (cached) {
       this.metrics.schemaHit();
       return cached.value;
     }
     await this.admitBuild(head.appId);
     // Another request may have started the same build while this one was counted.
-    const started = this.schemas.get(key);
+    let entry = this.cache.get(versionKey)?.version;
+    const started = entry?.views.get(audience.key);
     if (started) return started.value;
-    return this.cached(this.schemas, key, this.build(head, audience, key));
+    if (!entry) entry = this.addVersion(head, versionKey);
+    const view: CachedView = { value: this.build(head, audience, entry), bytes: BUILDING_BYTES };
+    entry.views.set(audience.key, view);
+    this.weigh(versionKey, entry);
+    const version = entry;
+    view.value.catch(() => {
+      if (version.views.get(audience.key) !== view) return;
+      version.views.delete(audience.key);
+      this.weigh(versionKey, version);
+    });
+    return view.value;
   }
 
   /**
@@ -208,8 +285,7 @@ export class SchemaProviderService implements OnModuleInit, OnModuleDestroy {
 
   onModuleDestroy(): void {
     this.unsubscribe();
-    this.schemas.clear();
-    this.types.clear();
+    this.cache.clear();
     this.builds.clear();
   }
 
@@ -229,71 +305,53 @@ export class SchemaProviderService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Puts a value being built into a byte-bounded cache under a provisional weight; a failed build
-   * leaves the cache. {@link weigh} gives it its real weight once built.
+   * Caches a version whose types are being built (weighed at {@link BUILDING_BYTES} until they
+   * are); a failed build leaves the cache.
    */
-  private cached<T>(
-    cache: LRUCache<string, Weighed<T>>,
-    key: string,
-    value: Promise<T>,
-  ): Promise<T> {
-    const entry: Weighed<T> = { value, bytes: BUILDING_BYTES };
-    cache.set(key, entry);
-    value.catch(() => {
-      if (cache.peek(key) === entry) cache.delete(key);
-    });
-    return value;
-  }
-
-  /**
-   * Weighs an entry again (lru-cache weighs a value only when it is new for the key, so the entry
-   * is replaced; the least recently used make room; the replaced entry keeps its documents).
-   * Does nothing when the key now holds another value or was weighed already.
-   */
-  private weigh<T>(
-    cache: LRUCache<string, Weighed<T>>,
-    key: string,
-    value: Promise<T>,
-    bytes: number,
-  ) {
-    const entry = cache.peek(key);
-    if (!entry || entry.value !== value || entry.bytes !== BUILDING_BYTES) return;
-    this.reweighing = true;
-    try {
-      cache.delete(key);
-      cache.set(key, { value, bytes });
-    } finally {
-      this.reweighing = false;
-    }
-  }
-
-  private versionTypes(head: VersionHead): Promise<VersionTypes> {
-    const key = `${head.versionId}:${head.revision}`;
-    const cached = this.types.get(key);
-    if (cached) return cached.value;
+  private addVersion(head: VersionHead, versionKey: string): CachedVersion {
     const types = Promise.all([
       this.versions.definition(head.versionId),
       this.datasources.capabilities(head.appId),
     ]).then(([def, capabilities]) => new VersionTypes(def, capabilities));
-    return this.cached(this.types, key, types);
+    const entry: CachedVersion = { types, typeBytes: BUILDING_BYTES, views: new Map() };
+    this.cache.set(versionKey, { version: entry });
+    types.catch(() => {
+      if (this.cache.peek(versionKey)?.version === entry) this.cache.delete(versionKey);
+    });
+    return entry;
   }
 
+  /**
+   * Weighs a cached version again after its types or a view changed weight: a new slot makes
+   * lru-cache recompute its size and evict the least recently used versions beyond
+   * `SCHEMA_CACHE_BYTES`. Does nothing when the key now holds another entry (evicted meanwhile).
+   */
+  private weigh(versionKey: string, entry: CachedVersion): void {
+    if (this.cache.peek(versionKey)?.version === entry)
+      this.cache.set(versionKey, { version: entry });
+  }
+
+  /**
+   * Builds an audience's view over its version's types (awaiting them when another audience is
+   * building them), validates it and weighs both once known.
+   */
   private async build(
     head: VersionHead,
     audience: AudienceView,
-    key: string,
+    entry: CachedVersion,
   ): Promise<ExecutableSchema> {
+    const key = `${head.versionId}:${head.revision}:${audience.key}`;
     try {
       const started = process.hrtime.bigint();
-      const types = this.versionTypes(head);
-      const built = (await types).schemaFor(audience);
+      const built = (await entry.types).schemaFor(audience);
       const errors = validateSchema(built.schema);
       if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
       // The types are built lazily by their first audience: both weights are known now.
       const bytes = schemaBytes(built.schema);
-      this.weigh(this.types, `${head.versionId}:${head.revision}`, types, bytes.types);
-      const entry = this.schemas.peek(key);
-      if (entry) this.weigh(this.schemas, key, entry.value, bytes.view);
+      if (entry.typeBytes === BUILDING_BYTES) entry.typeBytes = bytes.types;
+      const view = entry.views.get(audience.key);
+      if (view) view.bytes = bytes.view;
+      this.weigh(`${head.versionId}:${head.revision}`, entry);
       this.schemasBuilt++;
       this.metrics.schemaBuilt(Number(process.hrtime.bigint() - started) / 1e9);
       return { ...built, key, audience: audience.key };
