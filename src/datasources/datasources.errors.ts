@@ -16,6 +16,25 @@ const CONNECT_ADVICE: Record<ConnectFailure, (server: string) => string> = {
     `the ${server} server has no database of that name; check the database in the URL`,
 };
 
+/** Why the statement port refused an SQL API's statement ({@link StatementRefusal}). */
+export type StatementRefusalReason = 'INVALID_STATEMENT' | 'READ_ONLY';
+
+/**
+ * A refusal of an SQL API's statement by its database (issue 26): a DomainError INVALID_INPUT
+ * (400; GraphQL `BAD_USER_INPUT`) whose `reason` tells which: `INVALID_STATEMENT`, the database
+ * could not prepare or describe it (syntax, unknown table or column; the database's message
+ * without SQL text), or `READ_ONLY`, the statement tried to write inside a read-only transaction
+ * (`SqlPool.readOnly`). The message never quotes SQL.
+ */
+export class StatementRefusal extends DomainError {
+  constructor(
+    readonly reason: StatementRefusalReason,
+    message: string,
+  ) {
+    super(ErrorCode.InvalidInput, message);
+  }
+}
+
 /** Errors of the datasources module. */
 export const DatasourceErrors = {
   /**
@@ -59,6 +78,21 @@ export const DatasourceErrors = {
       ErrorCode.Conflict,
       'A materialized view this query reads has no data yet: the database owner must run REFRESH MATERIALIZED VIEW on it',
     ),
+  /**
+   * A write inside a read-only transaction (`SqlPool.readOnly`): PostgreSQL SQLSTATE 25006,
+   * MySQL/MariaDB error 1792, SQLite SQLITE_READONLY under `query_only`.
+   */
+  readOnly: () =>
+    new StatementRefusal(
+      'READ_ONLY',
+      "The statement tried to write, and a query-kind SQL API's statement cannot write: make it a mutation-kind SQL API, or remove the write (a data-modifying WITH, a function that writes)",
+    ),
+  /**
+   * The database refused to prepare or describe a statement; `reason` is its message without
+   * SQL text (each dialect strips it).
+   */
+  invalidStatement: (reason: string) =>
+    new StatementRefusal('INVALID_STATEMENT', `The database refused the statement: ${reason}`),
   unsupportedType: (type: string) =>
     new DomainError(
       ErrorCode.InvalidInput,

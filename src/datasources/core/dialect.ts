@@ -1,5 +1,6 @@
 import type { CancelSignal } from '../../common/cancellation';
 import type { RowSink } from './row-bytes';
+import type { ParsedStatement } from './sql-statement';
 
 /** Database kinds a datasource may be (CONTRACT.md §3). */
 export type DatasourceType = 'postgres' | 'mysql' | 'mssql' | 'sqlite';
@@ -798,6 +799,22 @@ export interface SqlPool {
   transaction<T>(
     work: (run: (query: CompiledQuery) => Promise<StatementResult>) => Promise<T>,
   ): Promise<T>;
+  /**
+   * Runs `work` on one connection in a read-only transaction that is always rolled back, whatever
+   * `work` does (SQL APIs' query kind and `Dialect.describeStatement`; issue 26 item 4):
+   * PostgreSQL `BEGIN READ ONLY` (docs, "SET TRANSACTION"), MySQL/MariaDB `START TRANSACTION
+   * READ ONLY`, SQLite `PRAGMA query_only = ON` inside `BEGIN`, set back OFF after each statement
+   * on the same worker connection (each statement of `work` is then its own rolled-back
+   * transaction), SQL Server a transaction rolled back (no read-only mode: the datasource's
+   * read-only login is what refuses writes there). Each statement has `run`'s deadline,
+   * cancellation and row charging. A write inside rejects with `StatementRefusal` READ_ONLY
+   * (`datasources.errors.ts`: a DomainError INVALID_INPUT, 400) and nothing is committed.
+   */
+  readOnly<T>(
+    work: (
+      run: (query: CompiledQuery, options?: RunOptions) => Promise<StatementResult>,
+    ) => Promise<T>,
+  ): Promise<T>;
   /** The server's version text (e.g. `10.11.19-MariaDB`, `16.4`), for {@link Dialect.capabilities}. */
   serverVersion(): Promise<string>;
   close(): Promise<void>;
@@ -893,6 +910,57 @@ export interface Dialect {
    * when this database does not compare such a column, which is then compared only with null.
    */
   comparedAs?(column: ModelColumn): string | null;
+  /**
+   * Describes `statement` inside `pool.readOnly` (never commits): PostgreSQL via PREPARE +
+   * `pg_prepared_statements.parameter_types` and a `LIMIT 0` run's field OIDs with
+   * `pg_attribute.attnotnull` for direct columns; MySQL/MariaDB prepared-statement column
+   * metadata; SQLite better-sqlite3 `columns()`; SQL Server `sp_describe_first_result_set` and
+   * `sp_describe_undeclared_parameters`. Kinds come from the same mapping as {@link introspect}.
+   * @throws `StatementRefusal` INVALID_STATEMENT (`datasources.errors.ts`: a DomainError
+   *   INVALID_INPUT, 400) carrying the database's refusal (syntax, unknown table) without SQL
+   *   text; TIMEOUT/DATASOURCE_UNAVAILABLE as `run`.
+   */
+  describeStatement(pool: SqlPool, statement: ParsedStatement): Promise<StatementDescription>;
+  /**
+   * A query kind's read: `SELECT <columns> FROM (<statement>) AS q WHERE <where> ORDER BY <order>
+   * LIMIT take OFFSET skip` (SQL Server `OFFSET … FETCH`, ordered by `(SELECT NULL)` when no order
+   * is asked). The statement's parameters come first, then the filter's and the page's.
+   */
+  compileStatementSelect(plan: StatementSelectPlan): CompiledQuery;
+}
+
+/** What the database says about a statement, without committing anything (issue 26 item 2). */
+export interface StatementDescription {
+  /**
+   * One per distinct name, in `ParsedStatement.names` order. `kind` null when the database
+   * cannot tell (MySQL/MariaDB, SQLite).
+   */
+  parameters: { name: string; databaseType: string | null; kind: ColumnKind | null }[];
+  /**
+   * The result columns in order (empty for a write without RETURNING). `nullable` null when
+   * unknown (expressions); `kind` null when the database gives no type (SQLite expressions).
+   */
+  columns: {
+    name: string;
+    databaseType: string | null;
+    kind: ColumnKind | null;
+    nullable: boolean | null;
+  }[];
+}
+
+/** A query-kind SQL API's read around its statement ({@link Dialect.compileStatementSelect}). */
+export interface StatementSelectPlan {
+  statement: ParsedStatement;
+  /** Values for `statement.binds`, already ordered (`bindNamedValues`) and bound (`bindValue`). */
+  params: unknown[];
+  /** The confirmed result columns as model columns: what is selected, filtered and ordered. */
+  columns: ModelColumn[];
+  /** Over `columns` only; {@link ALL_ROWS} for none. */
+  where: Condition;
+  /** Over `columns` only. */
+  order: ColumnOrderTerm[];
+  take: number;
+  skip: number;
 }
 
 /**

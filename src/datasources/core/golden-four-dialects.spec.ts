@@ -198,6 +198,7 @@ function recordingPool(
       return Promise.resolve({ rows, affected: undefined });
     },
     transaction: () => Promise.reject(new Error('not used')),
+    readOnly: () => Promise.reject(new Error('not used')),
     serverVersion: () => Promise.resolve('test'),
     close: () => Promise.resolve(),
   };

@@ -17,6 +17,7 @@ import type {
   OrderTerm,
   RelatedValue,
   SelectPlan,
+  StatementSelectPlan,
   TableRef,
   UpdatePlan,
   UpsertPlan,
@@ -131,6 +132,9 @@ const NUMBER_KINDS: ReadonlySet<ColumnKind> = new Set<ColumnKind>([
   'float',
 ]);
 const isTrueGroup = (c: GroupCondition) => c.kind === 'and' && c.items.length === 0;
+
+/** The alias of an SQL API's statement inside {@link SqlCompiler.compileStatementSelect}. */
+export const STATEMENT_ALIAS = 'q';
 
 /** Prefix of the aliases of relation-filter subqueries: `__tg_r1`, `__tg_r2`, … by depth. */
 export const SUBQUERY_ALIAS = '__tg_r';
@@ -249,6 +253,39 @@ export abstract class SqlCompiler {
     const outer = plan.columns.map((c) => this.quote(c)).join(', ');
     const sql = `SELECT ${outer} FROM (${inner}) ${this.quote('__tg_p')} WHERE ${bounds.join(' AND ')} ORDER BY ${rn}`;
     return params.query(sql);
+  }
+
+  /**
+   * A query-kind SQL API's read (`Dialect.compileStatementSelect`, issue 26 item 3): `SELECT
+   * <columns> FROM (\n<statement>\n) AS "q" WHERE <where> ORDER BY <order> <page>`. The line
+   * breaks around the statement end a `--` comment it may end with. The statement's parameters
+   * are bound first (its placeholders come first in the text, and PostgreSQL's `$n` and SQL
+   * Server's `@p<n>` numbers of its names are 1…k), then the filter's and the page's. `where` and
+   * `order` name the statement's result columns (`plan.columns`); an order term is qualified by
+   * the alias, so a select item that converts a column (SQL Server decimals as text) never
+   * shadows it. A decimal column is read as {@link selectItem} reads one; no other conversion.
+   */
+  compileStatementSelect(plan: StatementSelectPlan): CompiledQuery {
+    const params = this.parameters();
+    for (const value of plan.params) params.add(value);
+    const q = this.quote(STATEMENT_ALIAS);
+    const items = plan.columns
+      .map((c) => this.selectItem(c.name, c.kind === 'decimal' ? c.kind : undefined))
+      .join(', ');
+    const where = this.whereClause(plan.where, params);
+    const terms = plan.order.map((o) =>
+      this.orderTerm(`${q}.${this.quote(o.column)}`, o.direction, o.nullable ?? true),
+    );
+    const order = terms.length ? ` ORDER BY ${terms.join(', ')}` : this.unorderedStatementOrder();
+    const page = this.paginate(plan.take, plan.skip, params);
+    return params.query(
+      `SELECT ${items} FROM (\n${plan.statement.sql}\n) AS ${q}${where}${order}${page}`,
+    );
+  }
+
+  /** The ORDER BY of {@link compileStatementSelect} when none is asked: none, but where paging needs one. */
+  protected unorderedStatementOrder(): string {
+    return '';
   }
 
   compileCount(plan: CountPlan): CompiledQuery {

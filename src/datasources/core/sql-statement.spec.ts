@@ -75,6 +75,17 @@ describe('parseNamedStatement: placeholders per dialect', () => {
     expect(read('selected_rows()')).toBe(false);
   });
 
+  it('marks outer joins and grouping sets (a table column may then be NULL)', () => {
+    const outer = (t: string) => parseNamedStatement(t, 'mysql').outerJoin;
+    expect(outer('SELECT a.x FROM a LEFT JOIN b ON b.id = a.b')).toBe(true);
+    expect(outer('SELECT a.x FROM a FULL OUTER JOIN b ON true')).toBe(true);
+    expect(outer('SELECT x, count(*) FROM a GROUP BY x WITH ROLLUP')).toBe(true);
+    expect(outer('SELECT x FROM a GROUP BY GROUPING SETS ((x), ())')).toBe(true);
+    expect(outer("SELECT LEFT(x, 2), 'LEFT JOIN' FROM a JOIN b ON true -- LEFT JOIN")).toBe(
+      undefined,
+    );
+  });
+
   it('bindNamedValues orders values by binds and refuses a missing one', () => {
     const parsed = parseNamedStatement(text, 'mysql');
     expect(bindNamedValues(parsed, { b: 2, a: null, extra: 9 })).toEqual([null, 2, null]);
@@ -220,6 +231,24 @@ describe('parseNamedStatement: hostile statements', () => {
     ['mssql', 'SELECT @a'],
   ] as const)('%s: the database’s own marker in %s is refused', (type, text) => {
     expect(refusal(text, type).message).toMatch(/:name placeholders only/);
+  });
+
+  it('SQLite: only data statements (no ATTACH of another app’s file, no PRAGMA, no VACUUM INTO)', () => {
+    for (const text of [
+      "ATTACH DATABASE '/srv/apps/other/data.db' AS x",
+      'PRAGMA query_only = OFF',
+      "VACUUM INTO '/tmp/copy.db'",
+      'DETACH x',
+    ]) {
+      expect(refusal(`/* c */ ${text}`, 'sqlite').position).toBe(8);
+    }
+    for (const text of [
+      'SELECT 1',
+      'WITH a AS (SELECT 1) SELECT * FROM a',
+      'REPLACE INTO t VALUES (:a)',
+    ]) {
+      expect(parseNamedStatement(text, 'sqlite').sql).toBeTruthy();
+    }
   });
 
   it('keeps markers that are not parameters: PostgreSQL jsonb ?, SQL Server @@', () => {

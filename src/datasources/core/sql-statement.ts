@@ -26,6 +26,13 @@ export interface ParsedStatement {
    * (`SqlPool.readOnly`) is what keeps a read from writing.
    */
   isRead: boolean;
+  /**
+   * Set when the statement has an outer join (`LEFT`/`RIGHT`/`FULL` … `JOIN`, SQL Server `OUTER
+   * APPLY`) or grouping sets (`ROLLUP`, `CUBE`, `GROUPING SETS`): a column read straight from a
+   * table may then be NULL whatever its NOT NULL, so `Dialect.describeStatement` reports every
+   * column's nullability as unknown. Absent otherwise (an addition to the contract's four fields).
+   */
+  outerJoin?: true;
 }
 
 /** Longest statement text accepted, in UTF-16 code units (checked before any scan). */
@@ -162,6 +169,17 @@ const LEXICONS: Record<DatasourceType, Lexicon> = {
   },
 };
 
+/**
+ * The statements an SQLite datasource's SQL API may hold. A SQLite file lives on the service's
+ * own disk beside other apps' files: `ATTACH` would open any of them, `VACUUM INTO` write one
+ * anywhere, a `PRAGMA` change the connection every later statement shares. What is not data
+ * reading or writing is refused.
+ */
+const SQLITE_VERBS = new Set(['SELECT', 'WITH', 'VALUES', 'INSERT', 'UPDATE', 'DELETE', 'REPLACE']);
+
+/** The words before `JOIN` of an outer join (`LEFT OUTER JOIN` is caught by `OUTER`). */
+const OUTER_JOIN_SIDES = new Set(['LEFT', 'RIGHT', 'FULL']);
+
 /** Words that begin a read (contract: SELECT / WITH / VALUES / TABLE). */
 const READ_WORDS = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE']);
 
@@ -237,8 +255,9 @@ const MSSQL_SET_OPERATORS = new Set(['UNION', 'ALL', 'EXCEPT', 'INTERSECT']);
  *   after a `;`; on SQL Server also a statement keyword after a complete SELECT), an unterminated
  *   literal, identifier or comment, a MySQL executable comment (`/*!`, `/*M!`: the server runs
  *   its content), the database's own placeholders (`?`, `$1`, `@name`), a placeholder name not
- *   matching {@link PLACEHOLDER_NAME}, more than {@link STATEMENT_MAX_NAMES} distinct names, and an
- *   empty statement. A `:name` inside a literal or comment is left as it is.
+ *   matching {@link PLACEHOLDER_NAME}, more than {@link STATEMENT_MAX_NAMES} distinct names, an
+ *   empty statement, and on SQLite a statement that is no SELECT/WITH/VALUES/INSERT/UPDATE/
+ *   DELETE/REPLACE ({@link SQLITE_VERBS}). A `:name` inside a literal or comment is left as it is.
  */
 export function parseNamedStatement(text: string, type: DatasourceType): ParsedStatement {
   if (text.length > STATEMENT_MAX_LENGTH) {
@@ -259,12 +278,15 @@ export function parseNamedStatement(text: string, type: DatasourceType): ParsedS
   const numbers = new Map<string, number>();
   let end = -1; // offset of the terminating `;`, once seen
   let firstWord: string | null = null;
+  let firstWordStart = 0;
   let hasToken = false;
   // SQL Server's second-statement heuristic: parenthesis depth, the statement's main verb (after
   // any WITH) and the last word at depth 0.
   let depth = 0;
   let mainWord: string | null = null;
   let lastWord = '';
+  let previousWord = ''; // the word before, at any depth
+  let outerJoin = false;
 
   let i = 0;
   while (i < n) {
@@ -397,7 +419,20 @@ export function parseNamedStatement(text: string, type: DatasourceType): ParsedS
       let j = i + 1;
       while (j < n && isIdentPart(text.charCodeAt(j))) j++;
       const word = text.slice(i, j).toUpperCase();
-      if (firstWord === null) firstWord = word;
+      if (firstWord === null) {
+        firstWord = word;
+        firstWordStart = i;
+      }
+      if (
+        word === 'OUTER' ||
+        word === 'ROLLUP' ||
+        word === 'CUBE' ||
+        (word === 'SETS' && previousWord === 'GROUPING') ||
+        (word === 'JOIN' && OUTER_JOIN_SIDES.has(previousWord))
+      ) {
+        outerJoin = true;
+      }
+      previousWord = word;
       if (type === 'mssql' && depth === 0) {
         if (mainWord === null) {
           if (MSSQL_MAIN_WORDS.has(word)) mainWord = word;
@@ -423,6 +458,12 @@ export function parseNamedStatement(text: string, type: DatasourceType): ParsedS
   }
 
   if (!hasToken) fail('The statement is empty', 0);
+  if (type === 'sqlite' && !SQLITE_VERBS.has(firstWord ?? '')) {
+    fail(
+      'On SQLite a statement is a SELECT, WITH, VALUES, INSERT, UPDATE, DELETE or REPLACE (ATTACH, PRAGMA, VACUUM and the like are not accepted)',
+      firstWordStart,
+    );
+  }
   const stop = end >= 0 ? end : n;
   out += text.slice(copied, stop);
   return {
@@ -430,6 +471,7 @@ export function parseNamedStatement(text: string, type: DatasourceType): ParsedS
     binds,
     names: [...numbers.keys()],
     isRead: READ_WORDS.has(firstWord ?? ''),
+    ...(outerJoin ? { outerJoin: true as const } : {}),
   };
 }
 

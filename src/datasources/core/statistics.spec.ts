@@ -23,6 +23,7 @@ function pool(answer: (sql: string) => Record<string, unknown>[]): SqlPool & {
       return Promise.resolve({ rows: answer(query.sql), affected: undefined });
     },
     transaction: () => Promise.reject(new Error('not used')),
+    readOnly: () => Promise.reject(new Error('not used')),
     serverVersion: () => Promise.resolve('test'),
     close: () => Promise.resolve(),
   };

@@ -49,6 +49,27 @@ export class TypeOrmPool implements SqlPool {
     }
   }
 
+  /**
+   * Runs `work` in a transaction that is always rolled back. No read-only mode here (TypeORM's
+   * runner has none for every driver): the adapters' own pools implement {@link SqlPool.readOnly}.
+   */
+  async readOnly<T>(
+    work: (run: (query: CompiledQuery) => Promise<StatementResult>) => Promise<T>,
+  ): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      await runner.connect();
+      await runner.startTransaction();
+      return await work(async (query) => {
+        const r = await runner.query(query.sql, query.params, true);
+        return { rows: (r.records ?? []) as Record<string, unknown>[], affected: r.affected };
+      });
+    } finally {
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      await runner.release();
+    }
+  }
+
   async serverVersion(): Promise<string> {
     return this.dataSource.driver.version ?? '';
   }

@@ -883,6 +883,7 @@ describe('introspection of views (issue 11; golden SQL, no server)', () => {
         return Promise.resolve({ rows: rows as never, affected: undefined });
       },
       transaction: () => Promise.reject(new Error('not used')),
+      readOnly: () => Promise.reject(new Error('not used')),
       serverVersion: () => Promise.resolve('16.0'),
       close: () => Promise.resolve(),
     };

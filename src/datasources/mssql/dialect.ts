@@ -8,10 +8,16 @@ import type {
   ModelColumn,
   PoolOptions,
   SqlPool,
+  StatementDescription,
+  StatementSelectPlan,
+  CompiledQuery,
+  Condition,
   StatementRunner,
   TableRef,
   WriteContext,
 } from '../core/dialect';
+import type { ParsedStatement } from '../core/sql-statement';
+import { describeMssqlStatement } from './describe';
 import { MssqlCompiler } from './compiler';
 import { translateMssqlError } from './errors';
 import { identifyMssql, introspectMssql, listMssqlTables } from './introspection';
@@ -91,6 +97,33 @@ export class MssqlDialect extends MssqlCompiler implements Dialect {
   /** Columns, keys and kind of tables: {@link introspectMssql}. */
   async introspect(pool: SqlPool, tables: TableRef[]): Promise<IntrospectedTable[]> {
     return introspectMssql(pool, tables);
+  }
+
+  /** {@link Dialect.describeStatement}: see `describeMssqlStatement` (`describe.ts`). */
+  describeStatement(pool: SqlPool, statement: ParsedStatement): Promise<StatementDescription> {
+    return describeMssqlStatement(pool, statement);
+  }
+
+  /**
+   * {@link Dialect.compileStatementSelect} with SQL Server's paging: `OFFSET … FETCH` needs an
+   * ORDER BY, `(SELECT NULL)` when none is asked (docs, "ORDER BY Clause": OFFSET/FETCH), and
+   * refuses `FETCH NEXT 0` (a false filter stands for `take: 0`, as in `compileSelect`). A
+   * statement with a WITH or its own ORDER BY cannot be a derived table on SQL Server (without
+   * TOP/OFFSET): the server refuses it, and describing it succeeds.
+   */
+  override compileStatementSelect(plan: StatementSelectPlan): CompiledQuery {
+    if (plan.take !== 0) return super.compileStatementSelect(plan);
+    const none: Condition = { kind: 'or', items: [] };
+    return super.compileStatementSelect({
+      ...plan,
+      where: { kind: 'and', items: [plan.where, none] },
+      take: 1,
+    });
+  }
+
+  /** `OFFSET … FETCH` needs an ORDER BY: `(SELECT NULL)`, no order promised (as without one). */
+  protected override unorderedStatementOrder(): string {
+    return ' ORDER BY (SELECT NULL)';
   }
 
   translateError(error: unknown, context: WriteContext): DatabaseRefusal | null {

@@ -242,6 +242,44 @@ export class MssqlPool implements SqlPool {
     }
   }
 
+  /**
+   * Runs `work` in one transaction that is always rolled back (see {@link SqlPool.readOnly}).
+   * SQL Server has no read-only transaction: what refuses a write is the datasource's read-only
+   * login (a query-kind SQL API cannot be published without it, issue 26 item 4); a write that
+   * login may make is undone by the rollback. Each statement streams its rows to
+   * `options.rows` and is cancelled (TDS attention) when `options.signal` fires, as {@link run}.
+   */
+  async readOnly<T>(
+    work: (
+      run: (query: CompiledQuery, options?: RunOptions) => Promise<StatementResult>,
+    ) => Promise<T>,
+  ): Promise<T> {
+    const tx = new (mssql().Transaction)(this.pool);
+    try {
+      await tx.begin();
+    } catch (error) {
+      throw this.classify(error);
+    }
+    try {
+      return await work(async (query, options = {}) => {
+        options.signal?.throwIfAborted();
+        const request = tx.request();
+        const cancel = () => request.cancel();
+        options.signal?.addEventListener('abort', cancel, { once: true });
+        try {
+          return await streamOn(request, query, new RowReader(options.rows));
+        } catch (error) {
+          if (options.signal?.aborted) throw options.signal.reason;
+          throw this.classify(error);
+        } finally {
+          options.signal?.removeEventListener('abort', cancel);
+        }
+      });
+    } finally {
+      await tx.rollback().catch(() => undefined);
+    }
+  }
+
   /** `SERVERPROPERTY('ProductVersion')`, e.g. `16.0.4135.4` (SQL Server docs, "SERVERPROPERTY"). */
   async serverVersion(): Promise<string> {
     const { rows } = await this.run({

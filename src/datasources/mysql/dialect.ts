@@ -8,10 +8,13 @@ import type {
   ModelColumn,
   PoolOptions,
   SqlPool,
+  StatementDescription,
   StatementRunner,
   TableRef,
   WriteContext,
 } from '../core/dialect';
+import type { ParsedStatement } from '../core/sql-statement';
+import { describeMysqlStatement } from './describe';
 import { MysqlCompiler } from './compiler';
 import { translateMysqlError } from './errors';
 import { identifyMysql, introspectMysql, listMysqlTables } from './introspection';
@@ -81,6 +84,11 @@ export class MysqlDialect extends MysqlCompiler implements Dialect {
   }
 
   /** See {@link translateMysqlError}. */
+  /** {@link Dialect.describeStatement}: see `describeMysqlStatement` (`describe.ts`). */
+  describeStatement(pool: SqlPool, statement: ParsedStatement): Promise<StatementDescription> {
+    return describeMysqlStatement(pool, statement);
+  }
+
   translateError(error: unknown, context: WriteContext): DatabaseRefusal | null {
     return translateMysqlError(error, context);
   }

@@ -46,6 +46,9 @@ export const MYSQL_SESSION_SQL =
   "SET SESSION time_zone = '+00:00', " +
   "SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'";
 
+/** A write inside `START TRANSACTION READ ONLY` (MySQL and MariaDB error 1792). */
+const ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION = 1792;
+
 /** Prepared statements each connection keeps (the server caps them all together: `max_prepared_stmt_count`, 16382 by default). */
 const PREPARED_STATEMENTS_PER_CONNECTION = 256;
 
@@ -250,6 +253,108 @@ export class MysqlPool implements SqlPool {
   async run(query: CompiledQuery, options: RunOptions = {}): Promise<StatementResult> {
     options.signal?.throwIfAborted();
     const held = this.hold(await this.acquire());
+    try {
+      return await this.runHeld(held, query, options);
+    } finally {
+      held.release();
+    }
+  }
+
+  /**
+   * Runs `work` in `START TRANSACTION READ ONLY` on one connection and always rolls back (see
+   * {@link SqlPool.readOnly}). A write to a non-temporary table, directly or from a stored
+   * function, is refused by the server with error 1792 ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
+   * (MySQL "START TRANSACTION … READ ONLY"; MariaDB KB "START TRANSACTION"), answered as
+   * `DatasourceErrors.readOnly`. Each statement has {@link run}'s deadlines, cancellation and
+   * row charging; a connection given up at the client deadline is destroyed, not rolled back.
+   */
+  async readOnly<T>(
+    work: (
+      run: (query: CompiledQuery, options?: RunOptions) => Promise<StatementResult>,
+    ) => Promise<T>,
+  ): Promise<T> {
+    return this.inReadOnly((held) =>
+      work(async (query, options = {}) => {
+        options.signal?.throwIfAborted();
+        try {
+          return await this.runHeld(held, query, options);
+        } catch (error) {
+          throw (error as { errno?: unknown }).errno === ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
+            ? DatasourceErrors.readOnly()
+            : error;
+        }
+      }),
+    );
+  }
+
+  /**
+   * `work` on a held connection inside `START TRANSACTION READ ONLY` (or, with `readOnly` false,
+   * a plain `START TRANSACTION`), always rolled back.
+   */
+  private async inReadOnly<T>(
+    work: (held: HeldConnection) => Promise<T>,
+    readOnly = true,
+  ): Promise<T> {
+    const held = this.hold(await this.acquire());
+    try {
+      try {
+        await held.within(() =>
+          held.connection.query(readOnly ? 'START TRANSACTION READ ONLY' : 'START TRANSACTION'),
+        );
+      } catch (error) {
+        throw this.classify(error);
+      }
+      return await work(held);
+    } finally {
+      if (!held.gaveUp && !held.isDiscarded)
+        await held.within(() => held.connection.rollback()).catch(() => undefined);
+      held.release();
+    }
+  }
+
+  /**
+   * The column definitions the server sends for `sql` when it prepares it (COM_STMT_PREPARE:
+   * MySQL Client/Server Protocol, "COM_STMT_PREPARE Response"; mysql2 `prepare()`), on one
+   * connection inside `START TRANSACTION READ ONLY` … `ROLLBACK`: nothing is executed. MySQL and
+   * MariaDB refuse to even prepare a write in a read-only transaction (error 1792), so a write
+   * (`isRead` false) is prepared in a plain transaction, rolled back too: preparing executes
+   * nothing. Empty for a statement that returns no rows. The prepared statement is closed at once.
+   * @throws the driver's error when the server refuses the statement; TIMEOUT,
+   *   DATASOURCE_UNAVAILABLE as {@link run}.
+   */
+  async describe(sql: string, isRead: boolean): Promise<MysqlColumnDefinition[]> {
+    return this.inReadOnly(async (held) => {
+      try {
+        const prepared = await held.within(() => held.connection.prepare(sql));
+        // mysql2's promise wrapper keeps the prepared statement's column definitions on its
+        // callback-style `statement` (lib/promise/prepared_statement_info.js).
+        const columns =
+          (prepared as unknown as { statement?: { columns?: MysqlColumnDefinition[] } }).statement
+            ?.columns ?? [];
+        await prepared.close();
+        return columns.map((c) => ({
+          name: c.name,
+          orgTable: c.orgTable,
+          orgName: c.orgName,
+          columnType: c.columnType,
+          columnLength: c.columnLength,
+          characterSet: c.characterSet,
+          flags: c.flags,
+          extendedTypeName: c.extendedTypeName,
+          extendedFormat: c.extendedFormat,
+        }));
+      } catch (error) {
+        throw this.classify(error);
+      }
+    }, isRead);
+  }
+
+  /** {@link run}'s statement on a connection already held (released by the caller). */
+  private async runHeld(
+    held: HeldConnection,
+    query: CompiledQuery,
+    options: RunOptions,
+  ): Promise<StatementResult> {
     const kill = () => void this.killQuery(held.connection.threadId);
     options.signal?.addEventListener('abort', kill, { once: true });
     const reader = new RowReader(options.rows);
@@ -261,7 +366,6 @@ export class MysqlPool implements SqlPool {
       throw this.classify(error);
     } finally {
       options.signal?.removeEventListener('abort', kill);
-      held.release();
     }
   }
 
@@ -436,6 +540,11 @@ class HeldConnection {
   /** Set by {@link discard}: the connection is destroyed already. */
   private discarded = false;
 
+  /** Whether {@link discard} destroyed the connection (nothing more may run on it). */
+  get isDiscarded(): boolean {
+    return this.discarded;
+  }
+
   constructor(
     readonly connection: PoolConnection,
     private readonly deadlineMs: number,
@@ -486,6 +595,25 @@ class HeldConnection {
     this.connection.destroy();
     (this.connection.connection as unknown as { stream?: { destroy(): void } }).stream?.destroy();
   }
+}
+
+/** A result column as the server describes it when it prepares a statement (mysql2 `ColumnDefinition`). */
+export interface MysqlColumnDefinition {
+  name: string;
+  /** The table it is read from (its real name), or `''` for an expression. */
+  orgTable: string;
+  orgName: string;
+  /** The protocol's type code (MySQL `enum_field_types`: 3 LONG, 12 DATETIME, 246 NEWDECIMAL…). */
+  columnType?: number;
+  columnLength?: number;
+  /** 63 is `binary`: a BLOB/STRING of bytes rather than text. */
+  characterSet?: number;
+  /** Column flags: 1 NOT_NULL, 32 UNSIGNED (MySQL `NOT_NULL_FLAG`, `UNSIGNED_FLAG`). */
+  flags: number | string[];
+  /** MariaDB ≥ 10.5 extended metadata: `uuid`, `inet6`, `point`… */
+  extendedTypeName?: string;
+  /** MariaDB ≥ 10.5 extended metadata: `json`. */
+  extendedFormat?: string;
 }
 
 /** The events of mysql2's `Execute` command in emitter mode (`lib/commands/execute.js`, `query.js`). */

@@ -11,10 +11,13 @@ import type {
   ModelColumn,
   PoolOptions,
   SqlPool,
+  StatementDescription,
   StatementRunner,
   TableRef,
   WriteContext,
 } from '../core/dialect';
+import type { ParsedStatement } from '../core/sql-statement';
+import { describePostgresStatement } from './describe';
 import { UPSERT_INSERTED } from '../core/dialect';
 import { postgresClientConfig } from '../datasource-urls';
 import { PostgresCompiler } from './compiler';
@@ -90,6 +93,11 @@ export class PostgresDialect extends PostgresCompiler implements Dialect {
   /** Columns, keys and kind of tables: {@link introspectPostgres}. */
   async introspect(pool: SqlPool, tables: TableRef[]): Promise<IntrospectedTable[]> {
     return introspectPostgres(pool, tables);
+  }
+
+  /** {@link Dialect.describeStatement}: see `describePostgresStatement` (`describe.ts`). */
+  describeStatement(pool: SqlPool, statement: ParsedStatement): Promise<StatementDescription> {
+    return describePostgresStatement(pool, statement);
   }
 
   translateError(error: unknown, context: WriteContext): DatabaseRefusal | null {

@@ -1,4 +1,5 @@
-import { Client, Pool, PoolClient, PoolConfig, Query, QueryResult } from 'pg';
+import type { EventEmitter } from 'node:events';
+import { Client, FieldDef, Pool, PoolClient, PoolConfig, Query, QueryResult } from 'pg';
 import { DomainError } from '../../common/domain-error';
 import type {
   CompiledQuery,
@@ -28,6 +29,9 @@ const NETWORK_ERRORS = new Set([
   'ENOTFOUND',
   'EPIPE',
 ]);
+
+/** SQLSTATE read_only_sql_transaction: a write inside `BEGIN READ ONLY` (PostgreSQL docs, Appendix A). */
+const READ_ONLY_SQL_TRANSACTION = '25006';
 
 /** SQLSTATE object_not_in_prerequisite_state (PostgreSQL docs, Appendix A). */
 const NOT_IN_PREREQUISITE_STATE = '55000';
@@ -148,6 +152,92 @@ export class PostgresPool implements SqlPool {
   async run(query: CompiledQuery, options: RunOptions = {}): Promise<StatementResult> {
     options.signal?.throwIfAborted();
     const held = await this.acquire();
+    try {
+      return await this.runHeld(held, query, options);
+    } finally {
+      held.release();
+    }
+  }
+
+  /**
+   * Runs `work` in `BEGIN READ ONLY` on one connection and always rolls back (see
+   * {@link SqlPool.readOnly}). A write, a data-modifying WITH or a function that writes is refused
+   * by PostgreSQL with SQLSTATE 25006 read_only_sql_transaction (docs, "SET TRANSACTION": "the
+   * following SQL commands are disallowed … INSERT, UPDATE, DELETE … when the table they would
+   * write to is not a temporary table"; `nextval()` too), answered as `DatasourceErrors.readOnly`.
+   * Each statement has {@link run}'s deadlines, cancellation and row charging.
+   */
+  async readOnly<T>(
+    work: (
+      run: (query: CompiledQuery, options?: RunOptions) => Promise<StatementResult>,
+    ) => Promise<T>,
+  ): Promise<T> {
+    const held = await this.acquire();
+    try {
+      try {
+        await held.query('BEGIN READ ONLY');
+      } catch (error) {
+        throw this.classify(error, held);
+      }
+      return await work(async (query, options = {}) => {
+        options.signal?.throwIfAborted();
+        try {
+          return await this.runHeld(held, query, options);
+        } catch (error) {
+          throw (error as { code?: unknown }).code === READ_ONLY_SQL_TRANSACTION
+            ? DatasourceErrors.readOnly()
+            : error;
+        }
+      });
+    } finally {
+      if (!held.broken) await held.query('ROLLBACK').catch(() => undefined);
+      held.release();
+    }
+  }
+
+  /**
+   * What PostgreSQL tells about `sql` (its parameters `$1…$n`) without running it: the extended
+   * protocol's Parse of the unnamed statement and its Describe (PostgreSQL docs, "Message Flow",
+   * Extended Query: "ParameterDescription … followed by RowDescription or NoData"), on one
+   * connection inside `BEGIN READ ONLY` … `ROLLBACK`. Nothing executes, so a write, a function
+   * that writes and a WITH that writes are described alike, and nothing can be committed.
+   * `parameterTypes`: one type OID per parameter as the server inferred it; `fields`: the
+   * RowDescription (name, type OID, table OID and column number of a direct column), null for a
+   * statement that returns no rows (NoData).
+   * @throws the driver's error when PostgreSQL refuses the statement (syntax, unknown table…);
+   *   TIMEOUT, DATASOURCE_UNAVAILABLE as {@link run}.
+   */
+  async describe(sql: string): Promise<{ parameterTypes: number[]; fields: FieldDef[] | null }> {
+    const held = await this.acquire();
+    const statement = async <R>(send: () => Promise<R>): Promise<R> => {
+      try {
+        return await send();
+      } catch (error) {
+        throw this.classify(error, held);
+      }
+    };
+    try {
+      await statement(() => held.query('BEGIN READ ONLY'));
+      const describer = new StatementDescriber(sql);
+      await statement(() =>
+        held.query(sql, [], () => {
+          held.client.query(describer as unknown as Query);
+          return describer.done as unknown as Promise<QueryResult>;
+        }),
+      );
+      return { parameterTypes: describer.parameterTypes, fields: describer.fields };
+    } finally {
+      if (!held.broken) await held.query('ROLLBACK').catch(() => undefined);
+      held.release();
+    }
+  }
+
+  /** {@link run}'s statement on a connection already held (released by the caller). */
+  private async runHeld(
+    held: HeldClient,
+    query: CompiledQuery,
+    options: RunOptions,
+  ): Promise<StatementResult> {
     let cancelling: Promise<void> | undefined;
     const cancel = () => {
       cancelling ??= this.cancel(held.client);
@@ -165,7 +255,6 @@ export class PostgresPool implements SqlPool {
     } finally {
       options.signal?.removeEventListener('abort', cancel);
       await cancelling;
-      held.release();
     }
   }
 
@@ -358,6 +447,68 @@ class HeldClient {
     this.client.release(this.broken ?? undefined);
     this.client.off('error', this.onError);
   }
+}
+
+/**
+ * A pg "submittable" (an object with `submit(connection)`, which `client.query` runs in turn on
+ * its connection, as pg-cursor does) that sends Parse of the unnamed statement, Describe of it and
+ * Sync, and keeps the answers: ParameterDescription and NoData (which pg's client does not route,
+ * read from the connection while this is active) and RowDescription. `done` settles at
+ * ReadyForQuery, or with the server's error (pg routes it here, then the ReadyForQuery to no one).
+ */
+class StatementDescriber {
+  parameterTypes: number[] = [];
+  fields: FieldDef[] | null = null;
+  readonly done: Promise<void>;
+  private settle!: (error?: unknown) => void;
+  private connection: EventEmitter | null = null;
+  private readonly onParameters = (message: { dataTypeIDs: number[] }) => {
+    this.parameterTypes = [...message.dataTypeIDs];
+  };
+
+  constructor(private readonly text: string) {
+    this.done = new Promise<void>((resolve, reject) => {
+      this.settle = (error) => {
+        this.connection?.off('parameterDescription', this.onParameters);
+        if (error) reject(error);
+        else resolve();
+      };
+    });
+  }
+
+  submit(connection: EventEmitter & DescribeConnection): void {
+    this.connection = connection;
+    connection.on('parameterDescription', this.onParameters);
+    connection.parse({ text: this.text, types: [] });
+    connection.describe({ type: 'S', name: '' });
+    connection.sync();
+  }
+
+  handleRowDescription(message: { fields: FieldDef[] }): void {
+    this.fields = message.fields;
+  }
+
+  handleError(error: unknown): void {
+    this.settle(error);
+  }
+
+  handleReadyForQuery(): void {
+    this.settle();
+  }
+
+  // Messages a Describe never brings; pg calls them only on a query that ran.
+  handleParseComplete(): void {}
+  handleDataRow(): void {}
+  handleCommandComplete(): void {}
+  handleEmptyQuery(): void {}
+  handlePortalSuspended(): void {}
+}
+
+/** What {@link StatementDescriber} sends on pg's connection (pg/lib/connection.js). */
+interface DescribeConnection {
+  parse(query: { text: string; types: number[] }): void;
+  describe(message: { type: 'S' | 'P'; name: string }): void;
+  sync(): void;
 }
 
 /** Where {@link HeldClient.stream} hands rows, and how it stops the statement after a refusal. */

@@ -12,10 +12,13 @@ import type {
   ModelColumn,
   PoolOptions,
   SqlPool,
+  StatementDescription,
   StatementRunner,
   TableRef,
   WriteContext,
 } from '../core/dialect';
+import type { ParsedStatement } from '../core/sql-statement';
+import { describeSqliteStatement } from './describe';
 import { SqliteCompiler } from './compiler';
 import { CASEFOLD } from './connection';
 import { translateSqliteError } from './errors';
@@ -92,6 +95,11 @@ export class SqliteDialect extends SqliteCompiler implements Dialect {
   /** Columns, keys and kind of tables: {@link introspectSqlite}. */
   async introspect(pool: SqlPool, tables: TableRef[]): Promise<IntrospectedTable[]> {
     return introspectSqlite(pool, tables);
+  }
+
+  /** {@link Dialect.describeStatement}: see `describeSqliteStatement` (`describe.ts`). */
+  describeStatement(pool: SqlPool, statement: ParsedStatement): Promise<StatementDescription> {
+    return describeSqliteStatement(pool, statement);
   }
 
   translateError(error: unknown, context: WriteContext): DatabaseRefusal | null {

@@ -13,7 +13,12 @@ import type {
 import { Cancellation } from '../../common/cancellation';
 import { DatasourceErrors } from '../datasources.errors';
 import { openSqliteConnection, runSqlite, type SqliteResult } from './connection';
-import type { SqliteTask, SqliteTaskError } from './worker';
+import type {
+  SqliteDescribedColumn,
+  SqliteDescription,
+  SqliteTask,
+  SqliteTaskError,
+} from './worker';
 
 /**
  * Worker threads shared by every SQLite datasource of the process: at least 2, at most 4, so
@@ -130,6 +135,60 @@ export class SqlitePool implements SqlPool {
   }
 
   async run(query: CompiledQuery, options: RunOptions = {}): Promise<StatementResult> {
+    const outcome = (await this.runTask(query, options)) as SqliteResult;
+    // The worker measured each row (`rowBytes`) and stopped past the bytes left when it started,
+    // which never grow: charging what it read then throws the sink's refusal.
+    options.rows?.chargeRows(outcome.rows.length, outcome.bytes);
+    if (outcome.stopped) throw new Error('A SQLite read stopped past its byte limit was charged');
+    return { rows: outcome.rows, affected: outcome.affected };
+  }
+
+  /**
+   * Runs `work`, each of its statements a worker task of its own in a read-only transaction
+   * always rolled back (`runReadOnly` in `worker.ts`: `PRAGMA query_only = ON`, `BEGIN`, the
+   * statement, `ROLLBACK`, `query_only` OFF, on the thread's connection). The statements of one
+   * `work` do not share a snapshot (each is its own transaction, possibly on another thread): a
+   * query kind runs one. A write is refused by SQLite with SQLITE_READONLY, answered as
+   * `DatasourceErrors.readOnly`. {@link run}'s deadline, cancellation and row charging apply.
+   */
+  async readOnly<T>(
+    work: (
+      run: (query: CompiledQuery, options?: RunOptions) => Promise<StatementResult>,
+    ) => Promise<T>,
+  ): Promise<T> {
+    return work(async (query, options = {}) => {
+      let outcome: SqliteResult;
+      try {
+        outcome = (await this.runTask(query, options, { readOnly: true })) as SqliteResult;
+      } catch (error) {
+        throw (error as { code?: unknown }).code === 'SQLITE_READONLY'
+          ? DatasourceErrors.readOnly()
+          : error;
+      }
+      options.rows?.chargeRows(outcome.rows.length, outcome.bytes);
+      if (outcome.stopped) throw new Error('A SQLite read stopped past its byte limit was charged');
+      return { rows: outcome.rows, affected: outcome.affected };
+    });
+  }
+
+  /**
+   * The result columns of `sql` as better-sqlite3 prepares it on a worker (`describeSqlite` in
+   * `worker.ts`), under `query_only`, with {@link run}'s deadline. Nothing is executed.
+   * @throws the driver's error (syntax, unknown table or column); TIMEOUT, DATASOURCE_UNAVAILABLE.
+   */
+  async describe(sql: string): Promise<SqliteDescribedColumn[]> {
+    const outcome = (await this.runTask({ sql, params: [] }, {}, { describe: true })) as
+      SqliteDescription | SqliteResult;
+    if (!('described' in outcome)) throw new Error('A SQLite describe answered no description');
+    return outcome.described.columns;
+  }
+
+  /** One worker task within the gate, the deadline and the caller's signal. */
+  private async runTask(
+    query: CompiledQuery,
+    options: RunOptions,
+    mode: Pick<SqliteTask, 'readOnly' | 'describe'> = {},
+  ): Promise<SqliteResult | SqliteDescription> {
     options.signal?.throwIfAborted();
     await this.gate.enter(this.options.acquireTimeoutMs);
     // One cancellation for the deadline and the caller's signal (not AbortSignal.timeout/any,
@@ -148,10 +207,12 @@ export class SqlitePool implements SqlPool {
       params: query.params,
       busyTimeoutMs: this.options.acquireTimeoutMs,
       ...(options.rows ? { maxBytes: options.rows.bytesLeft() } : {}),
+      ...mode,
     };
-    let outcome: SqliteResult | SqliteTaskError;
+    let outcome: SqliteResult | SqliteDescription | SqliteTaskError;
     try {
-      outcome = (await workers().run(task, { signal })) as SqliteResult | SqliteTaskError;
+      outcome = (await workers().run(task, { signal })) as
+        SqliteResult | SqliteDescription | SqliteTaskError;
       if ('failed' in outcome) {
         const { name, message, code } = outcome.failed;
         throw Object.assign(new Error(message), { name, code });
@@ -167,11 +228,7 @@ export class SqlitePool implements SqlPool {
       options.signal?.removeEventListener('abort', forward);
       this.gate.leave();
     }
-    // The worker measured each row (`rowBytes`) and stopped past the bytes left when it started,
-    // which never grow: charging what it read then throws the sink's refusal.
-    options.rows?.chargeRows(outcome.rows.length, outcome.bytes);
-    if (outcome.stopped) throw new Error('A SQLite read stopped past its byte limit was charged');
-    return { rows: outcome.rows, affected: outcome.affected };
+    return outcome;
   }
 
   async transaction<T>(
