@@ -36,6 +36,15 @@ export interface DatasourceConnection {
   transaction<T>(
     work: (run: (query: CompiledQuery) => Promise<StatementResult>) => Promise<T>,
   ): Promise<T>;
+  /**
+   * Runs `work` in a read-only transaction that is always rolled back (see `SqlPool.readOnly`:
+   * a write is refused with `StatementRefusal` READ_ONLY); its statements are counted too.
+   */
+  readOnly<T>(
+    work: (
+      run: (query: CompiledQuery, options?: RunOptions) => Promise<StatementResult>,
+    ) => Promise<T>,
+  ): Promise<T>;
 }
 
 /**
@@ -128,6 +137,19 @@ export class DatasourcePoolsService implements OnApplicationShutdown {
             work((query) => {
               this.statementsExecuted++;
               return run(query);
+            }),
+          )
+          .catch((error: unknown) => {
+            throw refused(error);
+          });
+      },
+      readOnly: async (work) => {
+        const pool = await this.pool(datasourceId, dialect, url);
+        return pool
+          .readOnly((run) =>
+            work((query, options) => {
+              this.statementsExecuted++;
+              return run(query, options);
             }),
           )
           .catch((error: unknown) => {
