@@ -163,6 +163,52 @@ async function runTool(
   }
 }
 
+/**
+ * The SDK's view of a tool's input schema: zod's JSON Schema for `tools/list`, and a validation
+ * that passes everything, so that {@link registerChecked} checks the arguments itself and answers
+ * a bad one as our tool error (the SDK would answer its own text).
+ */
+function listedOnly(schema: z.ZodType): StandardSchemaWithJSON {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'tablegraph',
+      validate: (value: unknown) => ({ value }),
+      jsonSchema: (schema['~standard'] as unknown as StandardSchemaWithJSON['~standard'])
+        .jsonSchema,
+    },
+  } as StandardSchemaWithJSON;
+}
+
+/**
+ * Registers a tool whose arguments are checked against `input` (zod) before `body` runs: a
+ * failure is a `BAD_USER_INPUT` tool error naming each problem and where it is.
+ */
+function registerChecked<S extends z.ZodObject>(
+  server: McpServer,
+  name: string,
+  config: {
+    title: string;
+    description: string;
+    input: S;
+    outputSchema: StandardSchemaWithJSON;
+    annotations: ToolAnnotations;
+  },
+  body: (input: z.output<S>) => CallToolResult | Promise<CallToolResult>,
+): void {
+  const { input, ...rest } = config;
+  server.registerTool(name, { ...rest, inputSchema: listedOnly(input) }, (raw: unknown) => {
+    const parsed = input.safeParse(raw);
+    if (!parsed.success) {
+      return toolError(
+        'BAD_USER_INPUT',
+        `Invalid arguments for ${name}: ${z.prettifyError(parsed.error)}`,
+      );
+    }
+    return body(parsed.data);
+  });
+}
+
 /** The API of a tool call, or a refusal naming the APIs the caller has. */
 function entryOf(session: McpSession, name: string): ApiEntry {
   const entry = session.catalog.get(name);
@@ -233,13 +279,14 @@ export function mcpServerFor(session: McpSession, version: string): McpServer {
   const apiName = { type: 'string' };
   const readOnly: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
 
-  server.registerTool(
+  registerChecked(
+    server,
     'describe_apis',
     {
       title: 'Describe the APIs',
       description:
         'The APIs this key may call: for each, its tools, key, fields (type, nullable, enum values, filter operators, orderable), navigations and the columns add_row and update_row take.',
-      inputSchema: z.object({
+      input: z.object({
         apis: z.array(z.string().max(200)).max(1000).optional().describe('Only these APIs.'),
         nameOnly: z.boolean().optional().describe('Only the API names.'),
       }),
@@ -265,12 +312,13 @@ export function mcpServerFor(session: McpSession, version: string): McpServer {
     },
   );
 
-  server.registerTool(
+  registerChecked(
+    server,
     'get_rows',
     {
       title: 'Read rows',
       description: `Rows of an API matching where, sorted by order, at most take (default ${DEFAULT_TAKE}, at most ${MAX_TAKE}) after skip; fields picks columns (default all). nextSkip, when present, reads the next page.`,
-      inputSchema: z.object({
+      input: z.object({
         api,
         where,
         order,
@@ -307,12 +355,13 @@ export function mcpServerFor(session: McpSession, version: string): McpServer {
     },
   );
 
-  server.registerTool(
+  registerChecked(
+    server,
     'count_rows',
     {
       title: 'Count rows',
       description: 'How many rows of an API match where.',
-      inputSchema: z.object({ api, where }),
+      input: z.object({ api, where }),
       outputSchema: jsonSchemaOnly({
         type: 'object',
         properties: { api: apiName, count: { type: 'integer' } },
@@ -331,13 +380,14 @@ export function mcpServerFor(session: McpSession, version: string): McpServer {
   const measures = Object.fromEntries(
     COLUMN_MEASURES.map((m) => [m, columns.optional().describe(`Columns to answer ${m} of.`)]),
   ) as Record<(typeof COLUMN_MEASURES)[number], z.ZodOptional<typeof columns>>;
-  server.registerTool(
+  registerChecked(
+    server,
     'aggregate_rows',
     {
       title: 'Aggregate rows',
       description:
         'Groups of the rows matching where: count, and countDistinct/sum/avg/min/max of the columns named, grouped by groupBy (none: one group), with having, order, take (default 100) and skip as in the GraphQL aggregate<Base> operation.',
-      inputSchema: z.object({
+      input: z.object({
         api,
         where,
         groupBy: columns.optional().describe('Columns to group by.'),
@@ -372,13 +422,14 @@ export function mcpServerFor(session: McpSession, version: string): McpServer {
     properties: { api: apiName, row: { anyOf: [row, { type: 'null' }] } },
     required: ['api', 'row'],
   };
-  server.registerTool(
+  registerChecked(
+    server,
     'add_row',
     {
       title: 'Add a row',
       description:
         'Adds one row: values names each column (describe_apis lists what add_row takes; required columns must be there). Answers the row as stored, or null where the database cannot return it.',
-      inputSchema: z.object({ api, values }),
+      input: z.object({ api, values }),
       outputSchema: jsonSchemaOnly(written),
       annotations: {
         readOnlyHint: false,
@@ -395,13 +446,14 @@ export function mcpServerFor(session: McpSession, version: string): McpServer {
       ),
   );
 
-  server.registerTool(
+  registerChecked(
+    server,
     'update_row',
     {
       title: 'Update a row',
       description:
         'Changes the columns in set of the row whose key columns are key; only the columns sent change. Answers the row, or null when no such row is within reach.',
-      inputSchema: z.object({ api, key: values, set: values }),
+      input: z.object({ api, key: values, set: values }),
       outputSchema: jsonSchemaOnly(written),
       annotations: {
         readOnlyHint: false,
@@ -418,13 +470,14 @@ export function mcpServerFor(session: McpSession, version: string): McpServer {
       ),
   );
 
-  server.registerTool(
+  registerChecked(
+    server,
     'delete_row',
     {
       title: 'Delete a row',
       description:
         'Deletes the row whose key columns are key. Off unless the key was created with mcpDeletes: true. Answers deleted: false when no such row is within reach.',
-      inputSchema: z.object({ api, key: values }),
+      input: z.object({ api, key: values }),
       outputSchema: jsonSchemaOnly({
         type: 'object',
         properties: { api: apiName, deleted: { type: 'boolean' } },

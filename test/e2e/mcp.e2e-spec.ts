@@ -213,6 +213,8 @@ for (const dialect of CASES) {
         readOnlyHint: false,
         destructiveHint: false,
       });
+      expect((byName.get_rows.inputSchema as any).properties.take).toMatchObject({ maximum: 500 });
+      expect((byName.get_rows.inputSchema as any).required).toEqual(['api']);
       const rows = (byName.get_rows.outputSchema as any).properties.rows.items.anyOf;
       const books = rows.find((r: any) => r.title === 'books');
       expect(books.properties.pages).toEqual({ type: ['integer', 'null'] });
@@ -385,6 +387,13 @@ for (const dialect of CASES) {
         }),
       );
       expect(badField.code).toBe('BAD_USER_INPUT');
+
+      // Arguments are checked before anything runs, and answered as our tool errors.
+      const tooLarge = errorOf(
+        await client.callTool({ name: 'get_rows', arguments: { api: 'books', take: 501 } }),
+      );
+      expect(tooLarge.code).toBe('BAD_USER_INPUT');
+      expect(tooLarge.message).toMatch(/get_rows[\s\S]*500[\s\S]*take/);
 
       // The GraphQL limits hold: 1,001 items in one `in` list (LIMIT_IN_LIST 1,000).
       const many = Array.from({ length: 1001 }, (_, i) => String(i + 1));
