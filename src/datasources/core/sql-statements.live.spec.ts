@@ -220,6 +220,23 @@ describeWith('postgres')('SQL API statements on PostgreSQL', () => {
     expect([await count('customers'), await count('orders')]).toEqual(before);
   });
 
+  it('runs a statement on the connection that described it (the prepared one left its cache)', async () => {
+    const single = await dialect.open(SERVICE_URLS.mysql.replace(/\/[^/]*$/, `/${tag}`), {
+      ...LIMITS,
+      poolSize: 1,
+    });
+    try {
+      const statement = parseNamedStatement('SELECT name FROM customers WHERE id = :id', 'mysql');
+      for (let i = 0; i < 2; i++) {
+        await dialect.describeStatement(single, statement);
+        const { rows } = await single.run({ sql: statement.sql, params: [1] });
+        expect(rows).toEqual([{ name: 'Ana' }]);
+      }
+    } finally {
+      await single.close();
+    }
+  });
+
   it('readOnly refuses an INSERT and a function that writes from a SELECT, committing nothing', async () => {
     const insert = await refusalOf(
       pool.readOnly((run) => run({ sql: "INSERT INTO audit (note) VALUES ('x')", params: [] })),
@@ -349,6 +366,23 @@ describeWith('mysql')('SQL API statements on MariaDB/MySQL', () => {
     );
     expect(returning.message).toMatch(/RETURNING/);
     expect(await count('customers')).toBe(before);
+  });
+
+  it('runs a statement on the connection that described it (the prepared one left its cache)', async () => {
+    const single = await dialect.open(SERVICE_URLS.mysql.replace(/\/[^/]*$/, `/${tag}`), {
+      ...LIMITS,
+      poolSize: 1,
+    });
+    try {
+      const statement = parseNamedStatement('SELECT name FROM customers WHERE id = :id', 'mysql');
+      for (let i = 0; i < 2; i++) {
+        await dialect.describeStatement(single, statement);
+        const { rows } = await single.run({ sql: statement.sql, params: [1] });
+        expect(rows).toEqual([{ name: 'Ana' }]);
+      }
+    } finally {
+      await single.close();
+    }
   });
 
   it('readOnly refuses an INSERT and a function that writes from a SELECT, committing nothing', async () => {

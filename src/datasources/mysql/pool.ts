@@ -318,7 +318,8 @@ export class MysqlPool implements SqlPool {
    * connection inside `START TRANSACTION READ ONLY` … `ROLLBACK`: nothing is executed. MySQL and
    * MariaDB refuse to even prepare a write in a read-only transaction (error 1792), so a write
    * (`isRead` false) is prepared in a plain transaction, rolled back too: preparing executes
-   * nothing. Empty for a statement that returns no rows. The prepared statement is closed at once.
+   * nothing. Empty for a statement that returns no rows. The prepared statement is closed at once
+   * and leaves mysql2's statement cache.
    * @throws the driver's error when the server refuses the statement; TIMEOUT,
    *   DATASOURCE_UNAVAILABLE as {@link run}.
    */
@@ -331,7 +332,10 @@ export class MysqlPool implements SqlPool {
         const columns =
           (prepared as unknown as { statement?: { columns?: MysqlColumnDefinition[] } }).statement
             ?.columns ?? [];
-        await prepared.close();
+        // unprepare, not close(): mysql2 caches prepared statements per connection by their SQL,
+        // and close() leaves the closed one in that cache, where a later execute() of the same
+        // SQL would find a statement the server no longer knows.
+        held.connection.unprepare(sql);
         return columns.map((c) => ({
           name: c.name,
           orgTable: c.orgTable,
