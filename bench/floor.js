@@ -19,7 +19,7 @@ const SQL = {
   q1: `SELECT json_build_object('getOrders', coalesce(json_agg(json_build_object(
          'id', o.id::text, 'status', o.status, 'total', o.total::text, 'placed_at', ${TS}) ORDER BY ${ORDER}), '[]'))::text AS body
        FROM (SELECT * FROM orders o WHERE ${FILTER} ORDER BY ${ORDER} LIMIT 50 OFFSET 100) o`,
-  // Q2: Q1 + each order's customer and its lines (first 10 by id) with their product, in one statement.
+  // Q2: Q1 + each order's customer and all its lines (by id) with their product, in one statement.
   q2: `SELECT json_build_object('getOrders', coalesce(json_agg(json_build_object(
          'id', o.id::text, 'status', o.status, 'total', o.total::text, 'placed_at', ${TS},
          'customer', json_build_object('id', c.id::text, 'name', c.name),
@@ -29,7 +29,7 @@ const SQL = {
        CROSS JOIN LATERAL (
          SELECT coalesce(json_agg(json_build_object('id', x.id::text, 'quantity', x.quantity,
                   'product', json_build_object('id', p.id::text, 'name', p.name)) ORDER BY x.id), '[]') AS lines
-         FROM (SELECT * FROM order_lines ol WHERE ol.order_id = o.id ORDER BY ol.id LIMIT 10) x
+         FROM (SELECT * FROM order_lines ol WHERE ol.order_id = o.id ORDER BY ol.id) x
          JOIN products p ON p.id = x.product_id) l`,
   // Q3: the count of Q1's filter.
   q3: `SELECT json_build_object('countOrders', count(*))::text AS body FROM orders o WHERE ${FILTER}`,

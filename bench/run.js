@@ -7,7 +7,10 @@
  * request, PostgreSQL CPU ms per request, their sum (what an answer costs the machine; the floor
  * lets PostgreSQL build its JSON, ADR 0011), each as a ratio to the floor, the service's peak RSS,
  * schema build time and memory for 50/200/1,000-table models, and the same workloads on MariaDB
- * and SQLite datasources. Writes bench/results/<date>.md. Loopback only; bounded in time.
+ * and SQLite datasources. Beside them, PostGraphile 4 and 5 on Q1–Q3 (bench/peers.js; skipped
+ * with a line saying so when bench/peers/node_modules is absent), and 2,000 apps of 20 tables
+ * called round-robin (bench/many-apps.js). Writes bench/results/<date>.md. Loopback only; bounded
+ * in time.
  *
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=16 BENCH_ROUNDS=3 npm run bench
  *   Each PostgreSQL workload runs BENCH_ROUNDS times on each side, floor and service taking turns;
@@ -15,10 +18,14 @@
  *   of unmeasured load on each side.
  *   BENCH_FORM=variables (default: arguments as declared variables, as clients send them) or
  *   literal (arguments written into the document).
- *   BENCH_POSTGRES_URL, BENCH_MYSQL_URL, BENCH_REDIS_URL override the local services.
+ *   BENCH_POSTGRES_URL, BENCH_MYSQL_URL, BENCH_REDIS_URL override the local services; BENCH_DB
+ *   (default tg_bench) prefixes the databases it creates and drops, so two runs can share a server.
  *   BENCH_SERVICE_LOG=<file> appends the service's output to a file.
  *   BENCH_WORKLOADS=q1,q2 runs only those workloads; BENCH_OTHERS=0 skips MariaDB and SQLite
  *   (for profiling one workload with BENCH_NODE_ARGS, which the floor gets too).
+ *   BENCH_PEERS=0 skips PostGraphile; BENCH_APPS=0 skips the 2,000-app run (BENCH_APPS=<n> sets
+ *   the number of apps); BENCH_BIG=1 adds Q1/Q2/Q5 on a second dataset of 10 million order lines
+ *   (3.3 million orders; generated in SQL in several minutes), floor, service and peers.
  *   `npm run bench:cpu` (bench/cpu-breakdown.js) records both sides of Q1 with Linux `perf`.
  */
 require('reflect-metadata');
@@ -28,7 +35,9 @@ const { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync
 const { cpus, tmpdir } = require('node:os');
 const { isDeepStrictEqual } = require('node:util');
 const { join } = require('node:path');
-const { createMysqlDataset, createPostgresDataset, createSqliteDataset } = require('./dataset');
+const { createMysqlDataset, createPostgresDataset, createSqliteDataset, size } = require('./dataset');
+const { asOurs, peersAvailable, startPeer } = require('./peers');
+const { manyApps } = require('./many-apps');
 const { TICK_MS, cpuMs, emptyPostgresDatabase, freePort, rssMb, startService } = require('./process');
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
@@ -40,13 +49,23 @@ const MYSQL = process.env.BENCH_MYSQL_URL || 'mysql://root@127.0.0.1:3306/mysql'
 const REDIS = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
 const WORKLOADS = (process.env.BENCH_WORKLOADS || 'q1,q2,q3,q4,q5').split(',');
 const OTHERS = process.env.BENCH_OTHERS !== '0';
+const PEERS = process.env.BENCH_PEERS !== '0';
+const APPS = process.env.BENCH_APPS === '0' ? 0 : Number(process.env.BENCH_APPS || 2000);
+const BIG = process.env.BENCH_BIG === '1';
+/** The prefix of the databases the bench creates and drops (BENCH_DB, default tg_bench). */
+const DB = process.env.BENCH_DB || 'tg_bench';
+/** BENCH_BIG's dataset: 10 million order lines (scale 1 has 300,000). */
+const BIG_SCALE = 10_000_000 / 300_000;
+/** The workloads PostGraphile runs too (Q4's groups and Q5's relation filters need its plugins). */
+const PEER_WORKLOADS = ['q1', 'q2', 'q3'];
 
 const FORM = process.env.BENCH_FORM || 'variables';
 if (FORM !== 'variables' && FORM !== 'literal') throw new Error('BENCH_FORM is variables or literal');
 const FILTER = '{status: {eq: "shipped"}, total: {gt: 100}}';
 const PAGE = `where: ${FILTER}, order: [{placed_at: DESC}], take: 50, skip: 100`;
 const ORDER_FIELDS = 'id status total placed_at';
-const Q2_FIELDS = `${ORDER_FIELDS} customer { id name } order_lines(take: 10) { id quantity product { id name } }`;
+/** Q2: every line of each order (no `take`: the statistics-based cost bounds the list, issue 25 item 5). */
+const Q2_FIELDS = `${ORDER_FIELDS} customer { id name } order_lines { id quantity product { id name } }`;
 /**
  * The workloads' request bodies. `variables` (the default) sends the arguments as Apollo Client,
  * urql and codegen clients do: declared variables with JSON values (issue 21); `literal` writes
@@ -76,8 +95,8 @@ const QUERIES =
           variables: PAGE_VARIABLES,
         },
         q2: {
-          query: `query Q2(${PAGE_DEFINITIONS}, $lines: Int) { getOrders(${PAGE_ARGUMENTS}) { ${Q2_FIELDS.replace('take: 10', 'take: $lines')} } }`,
-          variables: { ...PAGE_VARIABLES, lines: 10 },
+          query: `query Q2(${PAGE_DEFINITIONS}) { getOrders(${PAGE_ARGUMENTS}) { ${Q2_FIELDS} } }`,
+          variables: PAGE_VARIABLES,
         },
         q3: { query: 'query Q3($where: OrdersFilter) { countOrders(where: $where) }', variables: { where: WHERE } },
         q4: {
@@ -91,7 +110,7 @@ const QUERIES =
       };
 const LABELS = {
   q1: 'Q1: 50 shipped orders over 100, newest first, skip 100',
-  q2: 'Q2: Q1 + customer and lines with product',
+  q2: 'Q2: Q1 + customer and every line with product',
   q3: 'Q3: count of Q1 filter',
   q4: 'Q4: revenue and orders per customer of shipped orders, top 50 by revenue',
   q5: 'Q5: 50 orders whose customer is in one city with a line of one product',
@@ -265,6 +284,107 @@ function medianRound(rounds) {
   return { ...sorted[Math.floor((sorted.length - 1) / 2)] };
 }
 
+/**
+ * Compares every workload's answer of the service and of each peer (mapped to the service's
+ * shape) with the floor's; throws naming the first that differs.
+ */
+async function compareAnswers(app, floor, peers, names) {
+  console.log('Comparing every answer with the floor…');
+  for (const name of names) {
+    const theirs = await (await fetch(`${floor.base}/${name}`)).json();
+    const answers = [['the service', await graphql(app.endpoint, app.key, QUERIES[name])]];
+    for (const peer of peers) {
+      if (!peer.queries[name]) continue;
+      const res = await fetch(peer.endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(peer.queries[name]) });
+      answers.push([peer.label, asOurs(name, await res.json())]);
+    }
+    for (const [who, ours] of answers) {
+      if (!isDeepStrictEqual(ours, theirs)) {
+        throw new Error(`${name}: ${who} and the floor differ\n${who}: ${JSON.stringify(ours).slice(0, 400)}\nfloor: ${JSON.stringify(theirs).slice(0, 400)}`);
+      }
+    }
+  }
+}
+
+/**
+ * Runs each workload of `names` on the floor, the service and (for {@link PEER_WORKLOADS}) each
+ * peer: unmeasured warm-up of each, then ROUNDS rounds in which every side takes its turn; each
+ * side's round with the median requests/s is kept (this machine's speed drifts between runs of a
+ * few seconds), with the service's RSS as its highest over every round.
+ * @returns `[{name, f, s, peers: [{label, ...round}]}]`.
+ */
+async function runWorkloads(app, service, floor, peers, names) {
+  const rows = [];
+  for (const name of Object.keys(QUERIES)) {
+    if (!names.includes(name)) continue;
+    const sides = [
+      { label: 'floor', url: `${floor.base}/${name}`, request: { method: 'GET' }, pid: floor.child.pid, rounds: [] },
+      { label: 'service', url: app.endpoint, request: serviceRequest(app.key, QUERIES[name]), pid: service.pid, rounds: [] },
+      ...peers
+        .filter((p) => PEER_WORKLOADS.includes(name) && p.queries[name])
+        .map((p) => ({
+          label: p.label,
+          url: p.endpoint,
+          request: { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(p.queries[name]) },
+          pid: p.child.pid,
+          rounds: [],
+        })),
+    ];
+    // Unmeasured warm-up of every side (V8's optimising tiers, heap sizing, pools).
+    console.log(`${name}: warm-up (${WARMUP_SECONDS} s each)…`);
+    for (const side of sides) await load(side.url, { ...side.request, duration: WARMUP_SECONDS });
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const side of sides) {
+        console.log(`${name}: ${side.label} (round ${round} of ${ROUNDS}, pid ${side.pid})…`);
+        side.rounds.push(await measure(side.url, side.request, side.pid));
+      }
+    }
+    const [f, s, ...rest] = sides.map((side) => ({ label: side.label, ...medianRound(side.rounds), rss: Math.max(...side.rounds.map((r) => r.rss)) }));
+    rows.push({ name, f, s, peers: rest });
+  }
+  return rows;
+}
+
+/** The issue 8 targets against the floor's requests/s. */
+const floorTarget = (name, s, f) =>
+  ({ q1: s.rps / f.rps >= 0.75, q2: s.rps / f.rps >= 0.5, q3: s.rps / f.rps >= 0.9, q4: s.rps / f.rps >= 0.5, q5: s.rps / f.rps >= 0.5 })[name];
+
+/** The service against the floor, one table row per workload. */
+function floorRows(rows) {
+  return rows.map(({ name, f, s }) =>
+    `| ${LABELS[name]} | ${f.rps} | ${s.rps} | ${ratio(s.rps, f.rps)} | ${f.p50} / ${f.p99} | ${s.p50} / ${s.p99} | ${fmt(f.cpu)} / ${fmt(s.cpu)} (${ratio(s.cpu, f.cpu)}×) | ${fmt(f.pgCpu)} / ${fmt(s.pgCpu)} | ${fmt(f.cpu + f.pgCpu)} / ${fmt(s.cpu + s.pgCpu)} (${ratio(s.cpu + s.pgCpu, f.cpu + f.pgCpu)}×) | ${s.rss} | ${s.errors} | ${floorTarget(name, s, f) ? 'met' : 'missed'} |`,
+  );
+}
+
+/**
+ * The issue 25 table: each workload with the floor, PostGraphile 4 and 5 and the service, the
+ * service against the faster PostGraphile, and the targets (Q1 and Q2 ≥ 1.5× the faster
+ * PostGraphile's requests/s, Q3 ≥ 1.0×; server CPU per request ≤ PostGraphile's on Q1 and Q2;
+ * PostgreSQL CPU per request ≤ the floor's × 1.2 on Q1 and Q2).
+ */
+function peerTable(rows) {
+  const out = [
+    '| workload | floor req/s | PostGraphile 4 req/s | PostGraphile 5 req/s | ours req/s | ours / faster PostGraphile (target) | ours / floor | server CPU ms/req floor / PG 4 / PG 5 / ours | PostgreSQL CPU ms/req floor / PG 4 / PG 5 / ours | p50 / p99 ms PG 4 / PG 5 / ours | targets |',
+    '|---|---:|---:|---:|---:|---|---:|---|---|---|---|',
+  ];
+  for (const { name, f, s, peers } of rows) {
+    if (!peers.length) continue;
+    const [v4, v5] = [peers.find((p) => p.label.startsWith('PostGraphile 4')), peers.find((p) => p.label.startsWith('PostGraphile 5'))];
+    const best = [v4, v5].filter(Boolean).sort((a, b) => b.rps - a.rps)[0];
+    const want = name === 'q3' ? 1.0 : 1.5;
+    const checks = [`req/s ${s.rps / best.rps >= want ? 'met' : 'missed'}`];
+    if (name !== 'q3') {
+      checks.push(`server CPU ≤ PostGraphile's (${fmt(best.cpu)}): ${s.cpu <= best.cpu ? 'met' : 'missed'}`);
+      checks.push(`PostgreSQL CPU ≤ floor × 1.2 (${fmt(f.pgCpu * 1.2)}): ${s.pgCpu <= f.pgCpu * 1.2 ? 'met' : 'missed'}`);
+    }
+    const v = (p, k) => (p ? fmt(p[k]) : '–');
+    out.push(
+      `| ${LABELS[name]} | ${f.rps} | ${v(v4, 'rps')} | ${v(v5, 'rps')} | ${s.rps} | ${ratio(s.rps, best.rps)} vs ${best.label.replace('PostGraphile ', 'v')} (≥ ${want.toFixed(1)}) | ${ratio(s.rps, f.rps)} | ${fmt(f.cpu)} / ${v(v4, 'cpu')} / ${v(v5, 'cpu')} / ${fmt(s.cpu)} | ${fmt(f.pgCpu)} / ${v(v4, 'pgCpu')} / ${v(v5, 'pgCpu')} / ${fmt(s.pgCpu)} | ${v4 ? `${v4.p50} / ${v4.p99}` : '–'} · ${v5 ? `${v5.p50} / ${v5.p99}` : '–'} · ${s.p50} / ${s.p99} | ${checks.join('; ')} |`,
+    );
+  }
+  return out;
+}
+
 const ratio = (a, b) => (b ? (a / b).toFixed(2) : '–');
 const fmt = (x) => (typeof x === 'number' ? (Number.isInteger(x) ? String(x) : x.toFixed(2)) : x);
 
@@ -285,9 +405,9 @@ async function main() {
   });
   try {
     console.log('Generating the PostgreSQL dataset…');
-    const data = await createPostgresDataset(PG, 'tg_bench_data', 1);
+    const data = await createPostgresDataset(PG, `${DB}_data`, 1);
     cleanups.push(() => data.drop());
-    const meta = await emptyPostgresDatabase(PG, 'tg_bench_meta');
+    const meta = await emptyPostgresDatabase(PG, `${DB}_meta`);
     cleanups.push(() => meta.drop());
     const { child: service, base } = await startService({
       NODE_ENV: 'production',
@@ -304,45 +424,21 @@ async function main() {
     const pgApp = await setUpApp(base, token, 'bench-pg', 'postgres', data.url, ['public.customers', 'public.products', 'public.orders', 'public.order_lines']);
     const floor = await startFloor(data.url);
     children.push(floor.child);
-
-    console.log('Comparing every answer with the floor…');
-    for (const [name, query] of Object.entries(QUERIES)) {
-      const ours = await graphql(pgApp.endpoint, pgApp.key, query);
-      const theirs = await (await fetch(`${floor.base}/${name}`)).json();
-      if (!isDeepStrictEqual(ours, theirs)) {
-        throw new Error(`${name}: the service and the floor differ\nours:  ${JSON.stringify(ours).slice(0, 400)}\nfloor: ${JSON.stringify(theirs).slice(0, 400)}`);
-      }
-    }
-
-    const rows = [];
-    for (const [name, query] of Object.entries(QUERIES)) {
-      if (!WORKLOADS.includes(name)) continue;
-      // Floor and service take turns, ROUNDS times each; each side's round with the median
-      // requests/s is reported (this machine's speed drifts between runs of a few seconds).
-      const floorRounds = [];
-      const serviceRounds = [];
-      // Unmeasured warm-up of both sides (V8's optimising tiers, heap sizing, pools).
-      const request = serviceRequest(pgApp.key, query);
-      console.log(`${name}: warm-up (${WARMUP_SECONDS} s each)…`);
-      await load(`${floor.base}/${name}`, { method: 'GET', duration: WARMUP_SECONDS });
-      await load(pgApp.endpoint, { ...request, duration: WARMUP_SECONDS });
-      for (let round = 1; round <= ROUNDS; round++) {
-        console.log(`${name}: floor (round ${round} of ${ROUNDS}, pid ${floor.child.pid})…`);
-        floorRounds.push(await measure(`${floor.base}/${name}`, { method: 'GET' }, floor.child.pid));
-        console.log(`${name}: service (round ${round} of ${ROUNDS}, pid ${service.pid})…`);
-        serviceRounds.push(await measure(pgApp.endpoint, request, service.pid));
-      }
-      const s = medianRound(serviceRounds);
-      // RSS under load: the service's highest over every round of the workload.
-      s.rss = Math.max(...serviceRounds.map((r) => r.rss));
-      rows.push({ name, f: medianRound(floorRounds), s });
-    }
+    const skipped = PEERS ? peersAvailable() : 'PostGraphile peers skipped (BENCH_PEERS=0).';
+    const peers = [];
+    if (!skipped) for (const version of [4, 5]) {
+      const peer = await startPeer(version, data.url);
+      children.push(peer.child);
+      peers.push(peer);
+    } else console.log(skipped);
+    await compareAnswers(pgApp, floor, peers, Object.keys(QUERIES));
+    const rows = await runWorkloads(pgApp, service, floor, peers, WORKLOADS);
     const rss = peakRssMb(service.pid);
 
     const others = [];
     if (OTHERS) console.log('MariaDB and SQLite datasources (service only, scale 0.25)…');
     if (OTHERS) try {
-      const my = await createMysqlDataset(MYSQL, 'tg_bench_data', 0.25);
+      const my = await createMysqlDataset(MYSQL, `${DB}_data`, 0.25);
       cleanups.push(() => my.drop());
       others.push({ type: 'mariadb', app: await setUpApp(base, token, 'bench-my', 'mysql', my.url, ['customers', 'products', 'orders', 'order_lines']) });
     } catch (error) {
@@ -372,22 +468,74 @@ async function main() {
     }
     const builds = schemaBuilds();
 
-    const target = (name, s, f) =>
-      ({ q1: s.rps / f.rps >= 0.75, q2: s.rps / f.rps >= 0.5, q3: s.rps / f.rps >= 0.9, q4: s.rps / f.rps >= 0.5, q5: s.rps / f.rps >= 0.5 })[name];
+    // BENCH_BIG: Q1, Q2 and Q5 on 10 million order lines, floor, service and peers.
+    let big = null;
+    if (BIG) {
+      console.log('Generating the 10-million-line PostgreSQL dataset (several minutes)…');
+      const t0 = Date.now();
+      const bigData = await createPostgresDataset(PG, `${DB}_big`, BIG_SCALE);
+      cleanups.push(() => bigData.drop());
+      const seconds = Math.round((Date.now() - t0) / 1000);
+      const bigApp = await setUpApp(base, token, 'bench-big', 'postgres', bigData.url, ['public.customers', 'public.products', 'public.orders', 'public.order_lines']);
+      const bigFloor = await startFloor(bigData.url);
+      children.push(bigFloor.child);
+      const bigPeers = [];
+      if (!skipped) for (const version of [4, 5]) {
+        const peer = await startPeer(version, bigData.url);
+        children.push(peer.child);
+        bigPeers.push(peer);
+      }
+      const names = ['q1', 'q2', 'q5'].filter((n) => WORKLOADS.includes(n));
+      await compareAnswers(bigApp, bigFloor, bigPeers, names);
+      big = { seconds, rows: await runWorkloads(bigApp, service, bigFloor, bigPeers, names) };
+    }
+    const rssAll = peakRssMb(service.pid);
+
+    // 2,000 apps of 20 tables, on a service of their own (this run's service and peers stopped).
+    let apps = null;
+    if (APPS) {
+      await stop();
+      children.length = 0;
+      apps = await manyApps({ pg: PG, redis: REDIS, apps: APPS, db: DB });
+    }
+
     const q1 = rows.find((r) => r.name === 'q1');
+    const n = size(BIG_SCALE);
     const lines = [
       `# Benchmark ${stamp}`,
       '',
-      `Machine: ${cpus().length} cores, node ${process.version}; PostgreSQL dataset: 10,000 customers, 1,000 products, 100,000 orders, 300,000 order lines, index orders (status, placed_at DESC, id). autocannon, ${CONNECTIONS} connections, ${SECONDS} s per workload and round; after ${WARMUP_SECONDS} s of unmeasured load on each side, the floor and the service take turns for ${ROUNDS} rounds in one run, and each side's round with the median requests/s is shown. The service as in production: built, NODE_ENV=production, PostgreSQL metadata, Redis, a key with a high ceiling. Every answer compared with the floor's before timing. The service's requests carry their arguments ${FORM === 'variables' ? 'as declared variables with JSON values, as Apollo Client, urql and codegen clients send them' : 'as literals in the document'} (BENCH_FORM=${FORM}).`,
+      `Machine: ${cpus().length} cores, node ${process.version}; PostgreSQL dataset: 10,000 customers, 1,000 products, 100,000 orders, 300,000 order lines; orders' status, total and placed_at nullable (1 % of the orders that are not shipped hold a NULL in one of them), every foreign key indexed and orders (status, placed_at DESC, id), as a DBA would make them. Q2 reads every line of each order (no take on the nested list). autocannon, ${CONNECTIONS} connections, ${SECONDS} s per workload and round; after ${WARMUP_SECONDS} s of unmeasured load on each side, the floor, the service${skipped ? '' : ' and PostGraphile 4 and 5 (Q1–Q3)'} take turns for ${ROUNDS} rounds in one run, and each side's round with the median requests/s is shown. The service as in production: built, NODE_ENV=production, PostgreSQL metadata, Redis, a key with a high ceiling. Every answer compared with the floor's before timing. The service's requests carry their arguments ${FORM === 'variables' ? 'as declared variables with JSON values, as Apollo Client, urql and codegen clients send them' : 'as literals in the document'} (BENCH_FORM=${FORM}).`,
       '',
       '| workload | floor req/s | ours req/s | ours / floor | p50 / p99 ms (floor) | p50 / p99 ms (ours) | server CPU ms/req (floor / ours) | PostgreSQL CPU ms/req (floor / ours) | server + PostgreSQL CPU ms/req (floor / ours) | RSS MB under load (ours, peak) | errors (ours) | target |',
       '|---|---:|---:|---:|---|---|---|---|---|---:|---:|---|',
-      ...rows.map(({ name, f, s }) =>
-        `| ${LABELS[name]} | ${f.rps} | ${s.rps} | ${ratio(s.rps, f.rps)} | ${f.p50} / ${f.p99} | ${s.p50} / ${s.p99} | ${fmt(f.cpu)} / ${fmt(s.cpu)} (${ratio(s.cpu, f.cpu)}×) | ${fmt(f.pgCpu)} / ${fmt(s.pgCpu)} | ${fmt(f.cpu + f.pgCpu)} / ${fmt(s.cpu + s.pgCpu)} (${ratio(s.cpu + s.pgCpu, f.cpu + f.pgCpu)}×) | ${s.rss} | ${s.errors} | ${target(name, s, f) ? 'met' : 'missed'} |`,
-      ),
+      ...floorRows(rows),
       '',
       `${q1 ? `Server CPU per request on Q1: ${ratio(q1.s.cpu, q1.f.cpu)}× the floor's (target ≤ 2.5×: ${q1.s.cpu / q1.f.cpu <= 2.5 ? 'met' : 'missed'}); server + PostgreSQL CPU ${ratio(q1.s.cpu + q1.s.pgCpu, q1.f.cpu + q1.f.pgCpu)}× (the floor's PostgreSQL builds its JSON, docs/adr/0011). ` : ''}Service peak RSS (VmHWM, whole run so far): ${rss} MB (target < 300 MB: ${rss < 300 ? 'met' : 'missed'}).`,
       '',
+      '## Beside PostGraphile 4 and 5 (issue 25 targets; same dataset, same answers, one run)',
+      '',
+      ...(skipped
+        ? [skipped]
+        : [
+            'Each peer is a child process with a pg pool of 10 (as the floor), NODE_ENV=production, the connection-filter plugin (Q1–Q3 filter on `total > 100`); PostGraphile 4 on the bench\'s Node, PostGraphile 5 on Node 22 from bench/peers (its `node` package). Their requests are sent with variables too. Their answers, mapped to the service\'s shape, were compared with the floor\'s before timing. PostgreSQL CPU per request counts every `postgres` process, so it includes autovacuum and other databases\' work on this shared machine.',
+            '',
+            ...peerTable(rows),
+          ]),
+      '',
+      ...(big
+        ? [
+            `## ${n.lines.toLocaleString('en')} order lines (BENCH_BIG=1)`,
+            '',
+            `${n.customers.toLocaleString('en')} customers, ${n.products.toLocaleString('en')} products, ${n.orders.toLocaleString('en')} orders, ${n.lines.toLocaleString('en')} order lines, the same shape and indexes, generated with generate_series in ${big.seconds} s. Same service (peak RSS over the whole run: ${rssAll} MB), floor and peers as above.`,
+            '',
+            '| workload | floor req/s | ours req/s | ours / floor | p50 / p99 ms (floor) | p50 / p99 ms (ours) | server CPU ms/req (floor / ours) | PostgreSQL CPU ms/req (floor / ours) | server + PostgreSQL CPU ms/req (floor / ours) | RSS MB under load (ours, peak) | errors (ours) | target |',
+            '|---|---:|---:|---:|---|---|---|---|---|---:|---:|---|',
+            ...floorRows(big.rows),
+            '',
+            ...(skipped ? [] : [...peerTable(big.rows), '']),
+          ]
+        : []),
+      ...(apps ? [...apps, ''] : []),
       '## Schema build (in process, VersionTypes + published schema + validateSchema)',
       '',
       '| tables (one Table API each) | build ms | heap MB |',

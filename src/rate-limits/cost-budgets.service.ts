@@ -110,7 +110,8 @@ export class CostBudgetsService {
       limit,
       requested: points,
       consumed: res.consumedPoints,
-      resetAt: Date.now() + res.msBeforeNext,
+      // To the second: the same window reads the same whatever the milliseconds of the call.
+      resetAt: Math.round((Date.now() + res.msBeforeNext) / 1000) * 1000,
       shared,
     };
     if (res.consumedPoints > limit) {

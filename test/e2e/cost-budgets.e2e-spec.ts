@@ -6,7 +6,7 @@ import { createAppKey, publishTableApis } from '../support/table-apis';
 
 /**
  * Issue 28 item 4, CONTRACT.md §11 "Cost budgets" (README "Cost budgets"): a key's requests spend
- * cost points, `max(1, ⌈rows / 100⌉ + ⌈scanned / 10,000⌉ + 10 × mutation fields)`, charged from the
+ * cost points, `max(1, ⌈rows / 100 + scanned / 10,000⌉ + 10 × mutation fields)`, charged from the
  * estimate before any SQL and settled from the rows really read; every answer to a key carries
  * `extensions.cost`; a request the minute's budget cannot pay is refused 429 `Cost budget
  * exceeded` with `retry-after`, changes nothing and costs nothing. Requests are sent with

@@ -294,6 +294,7 @@ jest.setTimeout(120_000);
       'orderLines',
     ]);
     await endpoints.getByRole('checkbox', { name: 'orders', exact: true }).check();
+    await page.getByLabel('Cost budget, points per minute (optional)').fill('500');
     await look(page, '03-keys-create');
     await page.getByRole('button', { name: 'Create key' }).click();
 
@@ -309,12 +310,16 @@ jest.setTimeout(120_000);
     await row.getByText(key.slice(0, 12)).waitFor();
     expect(await row.innerText()).toContain('never');
     expect(await row.innerText()).toContain('600 / minute');
+    expect(await row.innerText()).toContain('500 points / minute');
     await look(page, '04-keys-new-key-shown-once');
 
     // The key works over HTTP for its one endpoint, and only that one.
     const allowed = await withKey(key, '{ countOrders }');
     expect(allowed.status).toBe(200);
-    expect(allowed.body).toEqual({ data: { countOrders: 20 } });
+    expect(allowed.body).toEqual({
+      data: { countOrders: 20 },
+      extensions: { cost: expect.objectContaining({ requested: 1, limit: 500 }) },
+    });
     const other = await withKey(key, '{ countCustomers }');
     expect(other.status).toBe(403);
     expect(other.body.errors[0].message).toBe('API key not authorised for this endpoint');

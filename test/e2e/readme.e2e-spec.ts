@@ -3,7 +3,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { Chunk, chunksOf, fencedBlocks, matchesAnswer } from '../support/readme-examples';
+import {
+  Chunk,
+  chunksOf,
+  fencedBlocks,
+  matchesAnswer,
+  matchesJson,
+} from '../support/readme-examples';
 import { ServiceProcess, startServiceProcess } from '../support/service-process';
 import { SERVICE_URLS } from '../support/services';
 
@@ -158,7 +164,7 @@ describe('README examples, run as written', () => {
           } catch {
             /* compared below */
           }
-          if (JSON.stringify(parsed) !== JSON.stringify(chunk.expectedJson)) {
+          if (!matchesJson(parsed, chunk.expectedJson)) {
             problems.push(`line ${chunk.line}: expected the JSON block below it, got\n${actual}`);
           }
         }

@@ -38,7 +38,7 @@ describe('Deleting apps and datasources', () => {
       expect(res.body.message).toContain('"customers", "orderLines", "orders", "products"');
       expect(res.body.message).toContain('?force=true');
     }
-    expect((await graphql('{ countOrders }')).body).toEqual({ data: { countOrders: 20 } });
+    expect((await graphql('{ countOrders }')).body.data).toEqual({ countOrders: 20 });
     expect((await run.http('GET', `/api/apps/${demoId}/datasources`, { token })).body).toHaveLength(
       1,
     );

@@ -86,6 +86,35 @@ const compact = (text: string) =>
     .replace(/\n{2,}/g, '\n')
     .trim();
 
+/**
+ * Whether a parsed answer matches a JSON block of the README: the same JSON, except that a string
+ * `"…"` in the block stands for any value (e.g. the time of `extensions.cost.resetAt`).
+ */
+export function matchesJson(actual: unknown, expected: unknown): boolean {
+  if (expected === '…') return true;
+  if (Array.isArray(expected)) {
+    return (
+      Array.isArray(actual) &&
+      actual.length === expected.length &&
+      expected.every((item, i) => matchesJson(actual[i], item))
+    );
+  }
+  if (expected !== null && typeof expected === 'object') {
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return false;
+    const keys = Object.keys(expected);
+    return (
+      JSON.stringify(Object.keys(actual)) === JSON.stringify(keys) &&
+      keys.every((k) =>
+        matchesJson(
+          (actual as Record<string, unknown>)[k],
+          (expected as Record<string, unknown>)[k],
+        ),
+      )
+    );
+  }
+  return actual === expected;
+}
+
 /** Whether an actual output matches the README's answer lines (`…` = any text, also across lines). */
 export function matchesAnswer(actual: string, expected: string[]): boolean {
   const pattern = compact(expected.join('\n'))

@@ -7,11 +7,14 @@ describe('costPoints (README "Cost budgets")', () => {
     expect(costPoints(100, 0, 0)).toBe(1);
   });
 
-  it('charges a point per started hundred rows, per started 10,000 scanned rows and 10 per mutation field', () => {
+  it('charges a point per started hundred rows (a scanned row a hundredth of one) and 10 per mutation field', () => {
     expect(costPoints(101, 0, 0)).toBe(2);
     expect(costPoints(100_000, 0, 0)).toBe(1_000);
     expect(costPoints(0, 10_001, 0)).toBe(2);
     expect(costPoints(50, 0, 2)).toBe(21);
+    // A count: its one result row and a small scan round up once.
+    expect(costPoints(1, 20, 0)).toBe(1);
+    expect(costPoints(50, 5_000, 0)).toBe(1);
   });
 
   it('stays a safe whole number for absurd estimates', () => {

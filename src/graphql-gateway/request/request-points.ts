@@ -13,12 +13,12 @@ export const POINTS_PER_MUTATION_FIELD = 10;
  * (the estimate before execution, the rows really read after), `scanned` the rows counts and
  * aggregates scan (the estimate both times: no database reports it), `mutationFields` the root
  * fields of a mutation (0 for a query).
- * @returns `max(1, ⌈rows / 100⌉ + ⌈scanned / 10,000⌉ + 10 × mutationFields)`, a whole number.
+ * @returns `max(1, ⌈rows / 100 + scanned / 10,000⌉ + 10 × mutationFields)`, a whole number.
  */
 export function costPoints(rows: number, scanned: number, mutationFields: number): number {
+  // One rounding for both: a count's one result row and its scan make one point, not two.
   const points =
-    Math.ceil(rows / ROWS_PER_POINT) +
-    Math.ceil(scanned / SCANNED_ROWS_PER_POINT) +
+    Math.ceil(rows / ROWS_PER_POINT + scanned / SCANNED_ROWS_PER_POINT) +
     POINTS_PER_MUTATION_FIELD * mutationFields;
   return Math.max(1, Math.min(points, Number.MAX_SAFE_INTEGER));
 }

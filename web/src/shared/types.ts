@@ -104,6 +104,8 @@ export interface ApiKey {
   status: 'active' | 'revoked';
   lastUsedAt: string | null;
   rateLimitPerMinute: number;
+  /** Cost points per minute (README "Cost budgets"). */
+  pointsPerMinute: number;
   expiresAt: string | null;
   /** Whether MCP's `delete_row` may be called with the key (README "Agents (MCP)"). */
   mcpDeletes: boolean;

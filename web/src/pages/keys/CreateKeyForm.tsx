@@ -42,7 +42,7 @@ function scopeOf(picks: Map<string, Pick>): ScopeEntry[] {
  * Creates a key (CONTRACT.md §5 `POST /api/admin/api-keys`): a name, the apps ticked (ticking an
  * app grants all its endpoints), and per app "Restrict to specific endpoints" among its published
  * Table APIs (the box is named "… of <app>", so each app's is told apart); optionally a rate
- * limit and an expiry.
+ * limit, a cost budget (README "Cost budgets") and an expiry.
  */
 export function CreateKeyForm({
   apps,
@@ -54,6 +54,7 @@ export function CreateKeyForm({
   const [name, setName] = useState('');
   const [picks, setPicks] = useState(new Map<string, Pick>());
   const [rate, setRate] = useState('');
+  const [points, setPoints] = useState('');
   const [expires, setExpires] = useState('');
   // `mcpDeletes` (README "Agents (MCP)"): MCP's delete_row, off unless ticked.
   const [deletes, setDeletes] = useState(false);
@@ -83,12 +84,14 @@ export function CreateKeyForm({
         name: name.trim(),
         scope: scopeOf(picks),
         ...(rate ? { rateLimitPerMinute: Number(rate) } : {}),
+        ...(points ? { pointsPerMinute: Number(points) } : {}),
         ...(expires ? { expiresAt: new Date(expires).toISOString() } : {}),
         ...(deletes ? { mcpDeletes: true } : {}),
       });
       setName('');
       setPicks(new Map());
       setRate('');
+      setPoints('');
       setExpires('');
       setDeletes(false);
       onCreated(created);
@@ -202,6 +205,23 @@ export function CreateKeyForm({
           />
           <p className="hint" id="key-rate-hint">
             Empty: the service’s default.
+          </p>
+        </div>
+        <div className="field">
+          <label htmlFor="key-points">Cost budget, points per minute (optional)</label>
+          <input
+            id="key-points"
+            type="number"
+            min={1}
+            step={1}
+            inputMode="numeric"
+            value={points}
+            aria-describedby="key-points-hint"
+            onChange={(e) => setPoints(e.target.value)}
+          />
+          <p className="hint" id="key-points-hint">
+            A request costs a point per 100 rows it reads (at least 1), 10 per write. Empty: the
+            service’s default.
           </p>
         </div>
         <div className="field">

@@ -31,6 +31,7 @@ export function KeyTable({
             <th scope="col">Status</th>
             <th scope="col">Last used</th>
             <th scope="col">Rate limit</th>
+            <th scope="col">Cost budget</th>
             <th scope="col">Expires</th>
             <th scope="col">
               <VisuallyHidden>Actions</VisuallyHidden>
@@ -59,6 +60,9 @@ export function KeyTable({
                 <td data-label="Last used">{formatWhen(key.lastUsedAt, 'never')}</td>
                 <td data-label="Rate limit">
                   {key.rateLimitPerMinute.toLocaleString('en')} / minute
+                </td>
+                <td data-label="Cost budget">
+                  {key.pointsPerMinute.toLocaleString('en')} points / minute
                 </td>
                 <td data-label="Expires">{formatWhen(key.expiresAt, 'never')}</td>
                 <td>
