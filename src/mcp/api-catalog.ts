@@ -53,6 +53,26 @@ export interface NavigationEntry {
   /** The related row type's name. */
   type: string;
   many: boolean;
+  /** The related row type's columns (what `get_rows`' `include` may read), with their schemas. */
+  fields: Record<string, JsonSchema>;
+}
+
+/** The columns of a row type (its fields that are no navigation), with their JSON Schemas. */
+function columnsOf(type: GraphQLObjectType): Record<string, JsonSchema> {
+  const columns: Record<string, JsonSchema> = {};
+  for (const field of Object.values(type.getFields())) {
+    if (!isObjectType(getNamedType(field.type))) columns[field.name] = outputJsonSchema(field.type);
+  }
+  return columns;
+}
+
+/**
+ * A navigation's JSON Schema in a row read with `include`: its columns (any subset), a list for
+ * one-to-many, an object or null for many-to-one.
+ */
+function navigationSchema(nav: NavigationEntry): JsonSchema {
+  const row = { type: 'object', properties: nav.fields, additionalProperties: false };
+  return nav.many ? { type: 'array', items: row } : { anyOf: [row, { type: 'null' }] };
 }
 
 /** One Table API the caller's schema holds, as the MCP tools see it. */
@@ -167,7 +187,12 @@ function entryOf(
     const named = getNamedType(field.type);
     if (isObjectType(named)) {
       const inner = isNonNullType(field.type) ? field.type.ofType : field.type;
-      navigations.push({ name: field.name, type: named.name, many: isListType(inner) });
+      navigations.push({
+        name: field.name,
+        type: named.name,
+        many: isListType(inner),
+        fields: columnsOf(named),
+      });
       continue;
     }
     const column: ColumnEntry = {
@@ -187,6 +212,7 @@ function entryOf(
     : (operations.update?.args.filter((a) => isNonNullType(a.type)).map((a) => a.name) ?? []);
   const properties: Record<string, JsonSchema> = {};
   for (const c of columns) properties[c.name] = c.schema;
+  for (const nav of navigations) properties[nav.name] = navigationSchema(nav);
   return {
     name: api.name,
     id: api.id,

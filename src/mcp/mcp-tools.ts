@@ -20,6 +20,7 @@ import {
   DEFAULT_TAKE,
   deleteRowOperation,
   getRowsOperation,
+  INCLUDE_TAKE,
   MAX_TAKE,
   ToolInputError,
   type ToolOperation,
@@ -245,7 +246,12 @@ function description(entry: ApiEntry, deletes: boolean): Record<string, unknown>
       filters: c.operators,
       orderable: c.orderable,
     })),
-    navigations: entry.navigations,
+    navigations: entry.navigations.map((n) => ({
+      name: n.name,
+      type: n.type,
+      many: n.many,
+      fields: Object.keys(n.fields),
+    })),
     ...(entry.operations.add && { addTakes: writable('add') }),
     ...(entry.operations.update && { updateTakes: writable('update') }),
   };
@@ -317,7 +323,7 @@ export function mcpServerFor(session: McpSession, version: string): McpServer {
     'get_rows',
     {
       title: 'Read rows',
-      description: `Rows of an API matching where, sorted by order, at most take (default ${DEFAULT_TAKE}, at most ${MAX_TAKE}) after skip; fields picks columns (default all). nextSkip, when present, reads the next page.`,
+      description: `Rows of an API matching where, sorted by order, at most take (default ${DEFAULT_TAKE}, at most ${MAX_TAKE}) after skip; fields picks columns (default all), include reads related rows through navigations. nextSkip, when present, reads the next page.`,
       input: z.object({
         api,
         where,
@@ -325,6 +331,12 @@ export function mcpServerFor(session: McpSession, version: string): McpServer {
         take: z.number().int().min(0).max(MAX_TAKE).optional(),
         skip: z.number().int().min(0).optional(),
         fields: columns.optional().describe('Columns to answer; default every column.'),
+        include: z
+          .record(z.string(), columns)
+          .optional()
+          .describe(
+            `Related rows to read with each row: {"<navigation>": ["<column>", …]} ([]: every column); a one-to-many navigation reads at most ${INCLUDE_TAKE} rows per row. describe_apis lists each API's navigations.`,
+          ),
       }),
       outputSchema: jsonSchemaOnly({
         type: 'object',

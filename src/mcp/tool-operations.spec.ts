@@ -23,7 +23,7 @@ const SDL = `
     deleteBooks(id: ID!): Boolean!
   }
   type Books { id: ID! title: String! pages: Int status: Status author: Authors }
-  type Authors { id: ID! books: [Books!]! }
+  type Authors { id: ID! books(take: Int): [Books!]! }
   enum Status { DRAFT PUBLISHED }
   enum BooksColumn { status }
   type BooksGroup { key: BooksKey count: Int! sum: BooksSums }
@@ -84,7 +84,9 @@ describe('catalogOf', () => {
       ['status', 'Status', [], false],
     ]);
     expect(books.columns[3].values).toEqual(['DRAFT', 'PUBLISHED']);
-    expect(books.navigations).toEqual([{ name: 'author', type: 'Authors', many: false }]);
+    expect(books.navigations).toEqual([
+      { name: 'author', type: 'Authors', many: false, fields: { id: { type: 'string' } } },
+    ]);
     expect(books.key).toEqual(['id']);
     expect(Object.keys(books.operations)).toEqual([
       'get',
@@ -131,6 +133,27 @@ describe('tool operations', () => {
     expect(op.variables).toEqual({ where: { title: { contains: 'a' } }, take: 3 });
     valid(op.text);
     valid(getRowsOperation(books, { take: 50 }).text);
+  });
+
+  it('get_rows include reads navigations, checked against the related row type', () => {
+    const op = getRowsOperation(books, { take: 1, fields: ['title'], include: { author: [] } });
+    expect(op.text).toContain('{ title author { id } }');
+    valid(op.text);
+    const authors = catalog.get('authors')!;
+    const many = getRowsOperation(authors, { take: 1, include: { books: ['title'] } });
+    expect(many.text).toContain('books(take: 20) { title }');
+    valid(many.text);
+    expect(() => getRowsOperation(books, { take: 1, include: { nope: [] } })).toThrow(
+      /include: nope is not a navigation of books/,
+    );
+    expect(() => getRowsOperation(books, { take: 1, include: { author: ['name'] } })).toThrow(
+      /not a column of Authors/,
+    );
+    expect(books.rowSchema.properties).toMatchObject({
+      author: {
+        anyOf: [{ type: 'object', properties: { id: { type: 'string' } } }, { type: 'null' }],
+      },
+    });
   });
 
   it('aggregate_rows selects key, count and the measures named, all checked against the group type', () => {

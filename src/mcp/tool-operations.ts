@@ -92,10 +92,48 @@ function operationOf(
   return field;
 }
 
+/** Rows of a one-to-many navigation `include` reads per row. */
+export const INCLUDE_TAKE = 20;
+
+/**
+ * The selections of `include` (`{navigation: [columns]}`): each navigation must be one of the
+ * row type's, each column one of the related row type's; a one-to-many reads at most
+ * {@link INCLUDE_TAKE} rows per row.
+ */
+function includeSelection(entry: ApiEntry, include: Record<string, string[]> | undefined): string {
+  const parts: string[] = [];
+  for (const [name, fields] of Object.entries(include ?? {})) {
+    const nav = entry.navigations.find((n) => n.name === name);
+    if (!nav) {
+      throw new ToolInputError(
+        `include: ${name} is not a navigation of ${entry.name}; its navigations are ${listed(entry.navigations.map((n) => n.name))}`,
+      );
+    }
+    const columns = Object.keys(nav.fields);
+    const chosen = fields.length ? [...new Set(fields)] : columns;
+    for (const column of chosen) {
+      if (!columns.includes(column)) {
+        throw new ToolInputError(
+          `include.${name}: ${column} is not a column of ${nav.type}; its columns are ${listed(columns)}`,
+        );
+      }
+    }
+    parts.push(`${name}${nav.many ? `(take: ${INCLUDE_TAKE})` : ''} { ${chosen.join(' ')} }`);
+  }
+  return parts.join(' ');
+}
+
 /** `get_rows`: `get<Base>(where, order, take + 1, skip)` (one more row tells whether more follow). */
 export function getRowsOperation(
   entry: ApiEntry,
-  input: { where?: unknown; order?: unknown; take: number; skip?: number; fields?: string[] },
+  input: {
+    where?: unknown;
+    order?: unknown;
+    take: number;
+    skip?: number;
+    fields?: string[];
+    include?: Record<string, string[]>;
+  },
 ): ToolOperation {
   const field = operationOf(entry, 'get', 'get_rows');
   const variables = defined({
@@ -105,7 +143,9 @@ export function getRowsOperation(
     skip: input.skip,
   });
   const args = argumentsOf(field, variables);
-  const selection = columnSelection(entry, input.fields);
+  const columns = columnSelection(entry, input.fields);
+  const included = includeSelection(entry, input.include);
+  const selection = included ? `${columns.slice(0, -1)}${included} }` : columns;
   return {
     text: `query McpGetRows${args.declared} { rows: ${field.name}${args.passed} ${selection} }`,
     variables,

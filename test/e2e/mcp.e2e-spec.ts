@@ -143,7 +143,14 @@ for (const dialect of CASES) {
           name: 'books',
           table: 'books',
           actions: ALL,
-          fields: { id: true, author_id: true, title: true, status: true, pages: true },
+          fields: {
+            id: true,
+            author_id: true,
+            title: true,
+            status: true,
+            pages: true,
+            author: { id: true, name: true },
+          },
         },
         { name: 'authors', table: 'authors', actions: { ...ALL, delete: false } },
         { name: 'countries', table: 'countries', actions: ALL },
@@ -294,6 +301,21 @@ for (const dialect of CASES) {
         api: 'books',
         rows: [{ title: 'Dom Casmurro' }],
         nextSkip: 1,
+      });
+
+      // include reads through a navigation in the same request (one statement per level).
+      const withAuthor = await client.callTool({
+        name: 'get_rows',
+        arguments: {
+          api: 'books',
+          where: { title: { eq: 'Dom Casmurro' } },
+          fields: ['title'],
+          include: { author: ['name'] },
+        },
+      });
+      expect(withAuthor.structuredContent).toEqual({
+        api: 'books',
+        rows: [{ title: 'Dom Casmurro', author: { name: 'Machado' } }],
       });
 
       const count = await client.callTool({
