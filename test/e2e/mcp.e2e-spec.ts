@@ -498,6 +498,42 @@ for (const dialect of CASES) {
       expect(get.status).toBe(405);
     });
 
+    it('charges the key cost budget shared with GraphQL, by the same formula', async () => {
+      const budgeted = await newKey({
+        name: 'budgeted',
+        scope: [{ appId, endpoints: 'all' }],
+        pointsPerMinute: 5,
+      });
+      const client = await connect({ 'x-api-key': budgeted });
+      // A write costs 10 points and more (README "Cost budgets"): over a budget of 5, refused unrun.
+      const write = await client.callTool({
+        name: 'add_row',
+        arguments: { api: 'books', values: { author_id: 1, title: 'Too dear' } },
+      });
+      expect(errorOf(write)).toMatchObject({
+        code: 'RATE_LIMITED',
+        message: 'Cost budget exceeded',
+      });
+      const refusedCost = (write._meta as any).cost;
+      expect(refusedCost).toMatchObject({ actual: null, limit: 5 });
+      expect(refusedCost.requested).toBeGreaterThan(5);
+      const read = await client.callTool({ name: 'count_rows', arguments: { api: 'books' } });
+      const mcpCost = (read._meta as any).cost;
+      expect(mcpCost).toMatchObject({ limit: 5 });
+      const graphql = await run.http('POST', `/api/graphql/${address}`, {
+        body: { query: '{ countBooks }' },
+        headers: { 'x-api-key': budgeted },
+      });
+      // The same window: GraphQL starts from what the MCP call left.
+      const graphqlCost = graphql.body.extensions.cost;
+      expect(graphqlCost.remaining).toBe(mcpCost.remaining - graphqlCost.actual);
+      const none = await run.http('POST', `/api/graphql/${address}`, {
+        body: { query: 'mutation { addBooks(author_id: 1, title: "Too dear") { id } }' },
+        headers: { 'x-api-key': budgeted },
+      });
+      expect(none.status).toBe(429);
+    });
+
     it('shares the key rate limit with GraphQL', async () => {
       const limited = await newKey({
         name: 'limited',
