@@ -40,8 +40,26 @@ const CLERK_RULES = {
     orders: { where: { customer: { city: { eq: 'Porto' } } } },
     customers: { where: { city: { neq: 'Berlin' } } },
     order_lines: { where: { quantity: { eq: 1 } } },
+    // (A rule may not read its own table: the service refuses a rule that depends on itself.)
+    employees: { where: { name: { neq: 'Boss' } } },
   },
 };
+
+/**
+ * `employees`, whose `manager_id` refers to the table itself (navigations `manager` and
+ * `employees`): Boss (1) manages Ana (2) and Bia (3); Ana manages Caio (4) and Dani (5); Bia
+ * manages Eli (6).
+ */
+const EMPLOYEES_SQL = `CREATE TABLE employees (id integer PRIMARY KEY, name varchar(50) NOT NULL,
+  title varchar(50), manager_id integer, FOREIGN KEY (manager_id) REFERENCES employees (id))`;
+const EMPLOYEES: [number, string, number | null][] = [
+  [1, 'Boss', null],
+  [2, 'Ana', 1],
+  [3, 'Bia', 1],
+  [4, 'Caio', 2],
+  [5, 'Dani', 2],
+  [6, 'Eli', 3],
+];
 
 for (const dialect of SALES_DIALECTS) {
   dialect.describe(`updateMany and deleteMany on ${dialect.type} (issue 24 item 3)`, () => {
@@ -81,7 +99,16 @@ for (const dialect of SALES_DIALECTS) {
       const appId = (
         await run.http('POST', '/api/apps', { token, body: { name: 'Many', address } })
       ).body.id as string;
-      await registerSalesDatabase(run, token, appId, dialect.type, db);
+      await db.exec(EMPLOYEES_SQL);
+      for (const [id, name, manager] of EMPLOYEES) {
+        await db.exec(
+          `INSERT INTO employees (id, name, manager_id) VALUES (${id}, '${name}', ${manager ?? 'NULL'})`,
+        );
+      }
+      await registerSalesDatabase(run, token, appId, dialect.type, {
+        url: db.url,
+        tables: [...db.tables, db.qualify('employees')],
+      });
       if (dialect.type === 'postgres') {
         // The fixture's rows carry their ids: new customers take theirs from past them.
         await db.exec("SELECT setval('customers_id_seq', 100)");
@@ -109,6 +136,19 @@ for (const dialect of SALES_DIALECTS) {
           },
         },
         { name: 'lines', table: 'order_lines', actions: EVERY_ACTION },
+        {
+          name: 'employees',
+          table: 'employees',
+          actions: EVERY_ACTION,
+          fields: {
+            id: true,
+            name: true,
+            title: true,
+            manager_id: true,
+            manager: { id: true, name: true, manager: { name: true } },
+            employees: { id: true, title: true },
+          },
+        },
       ]);
       const created = await run.http('POST', `/api/apps/${appId}/users`, {
         token,
@@ -327,6 +367,117 @@ for (const dialect of SALES_DIALECTS) {
       expect(deleted.deleteManyLines).toEqual({ affected: 1 });
       const left = await data('{ getLines(where: {order_id: {eq: "5"}}) { quantity } }');
       expect(left.getLines).toEqual([{ quantity: 2 }, { quantity: 3 }]);
+    });
+
+    /** The employees as `id:title` (title null: `id:-`), by id. */
+    const staff = async () =>
+      (
+        (await data('{ getEmployees(order: [{id: ASC}]) { id title } }')).getEmployees as {
+          id: string;
+          title: string | null;
+        }[]
+      ).map((e) => `${e.id}:${e.title ?? '-'}`);
+
+    it('updateMany and deleteMany by a relation filter back to the same table (employees.manager), in both forms', async () => {
+      // MySQL refuses UPDATE/DELETE whose subquery reads the changed table (error 1093): such a
+      // filter goes by key there; every database answers the same.
+      const literal = await data(`mutation {
+        updateManyEmployees(where: {manager: {name: {eq: "Boss"}}}, set: {title: "Lead"}, atMost: 2) {
+          affected rows { id title manager { name } } } }`);
+      expect(literal.updateManyEmployees).toEqual({
+        affected: 2,
+        rows: returns
+          ? [
+              { id: '2', title: 'Lead', manager: { name: 'Boss' } },
+              { id: '3', title: 'Lead', manager: { name: 'Boss' } },
+            ]
+          : null,
+      });
+      const variables = await run.http('POST', `/api/graphql/${address}`, {
+        body: {
+          query: `mutation($where: EmployeesFilter!, $set: EmployeesSet!, $atMost: Int!) {
+            updateManyEmployees(where: $where, set: $set, atMost: $atMost) { affected } }`,
+          variables: {
+            // Two levels: the employees whose manager's manager is Boss (Caio, Dani, Eli).
+            where: { manager: { manager: { name: { eq: 'Boss' } } } },
+            set: { title: 'Staff' },
+            atMost: 3,
+          },
+        },
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(variables.body.errors).toBeUndefined();
+      expect(variables.body.data).toEqual({ updateManyEmployees: { affected: 3 } });
+      expect(await staff()).toEqual(['1:-', '2:Lead', '3:Lead', '4:Staff', '5:Staff', '6:Staff']);
+
+      // Through the one-to-many side: the employees who manage someone titled Staff (Ana, Bia).
+      const managers = await data(`mutation {
+        updateManyEmployees(where: {employees: {some: {title: {eq: "Staff"}}}}, set: {title: "Manager"}, atMost: 2) {
+          affected } }`);
+      expect(managers.updateManyEmployees).toEqual({ affected: 2 });
+
+      // More rows than atMost: TOO_MANY_ROWS with the count, nothing changed.
+      const over = await gql(`mutation {
+        deleteManyEmployees(where: {manager: {manager: {name: {eq: "Boss"}}}}, atMost: 2) { affected } }`);
+      expect(over.body.data).toBeNull();
+      expect(over.body.errors).toEqual([
+        expect.objectContaining({
+          message:
+            'Nothing was changed: this would delete 3 rows; atMost is 2: narrow where or raise atMost',
+          extensions: { code: 'TOO_MANY_ROWS', field: 'atMost' },
+        }),
+      ]);
+      expect(await staff()).toEqual([
+        '1:-',
+        '2:Manager',
+        '3:Manager',
+        '4:Staff',
+        '5:Staff',
+        '6:Staff',
+      ]);
+
+      // Deletes by the same filter, with variables: Ana's reports (Caio, Dani).
+      const deleted = await run.http('POST', `/api/graphql/${address}`, {
+        body: {
+          query: `mutation($where: EmployeesFilter!) {
+            deleteManyEmployees(where: $where, atMost: 2) { affected } }`,
+          variables: { where: { manager: { name: { eq: 'Ana' } } } },
+        },
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(deleted.body.errors).toBeUndefined();
+      expect(deleted.body.data).toEqual({ deleteManyEmployees: { affected: 2 } });
+      expect(await staff()).toEqual(['1:-', '2:Manager', '3:Manager', '6:Staff']);
+
+      // A row other rows refer to: FOREIGN_KEY_VIOLATION, never INTERNAL; nothing deleted.
+      const boss = await gql(
+        'mutation { deleteManyEmployees(where: {employees: {some: {}}}, atMost: 5) { affected } }',
+      );
+      expect(codes(boss)).toEqual({ deleteManyEmployees: 'FOREIGN_KEY_VIOLATION' });
+      expect(await staff()).toEqual(['1:-', '2:Manager', '3:Manager', '6:Staff']);
+    });
+
+    it('under a row rule, a relation filter back to the same table sees only the rows the rule shows', async () => {
+      // The clerk does not see Boss: no employee's manager is Boss for them, so nothing changes.
+      const hidden = await data(
+        'mutation { updateManyEmployees(where: {manager: {name: {eq: "Boss"}}}, set: {title: "X"}, atMost: 5) { affected } }',
+        clerk,
+      );
+      expect(hidden.updateManyEmployees).toEqual({ affected: 0 });
+      // Renaming Eli (Bia's report) to Boss would take him outside the rule: FORBIDDEN, nothing written.
+      const away = await gql(
+        'mutation { updateManyEmployees(where: {manager: {name: {eq: "Bia"}}}, set: {name: "Boss", title: "Y"}, atMost: 1) { affected } }',
+        clerk,
+      );
+      expect(codes(away)).toEqual({ updateManyEmployees: 'FORBIDDEN' });
+      expect(await staff()).toEqual(['1:-', '2:Manager', '3:Manager', '6:Staff']);
+      // Bia's reports inside the rule: Eli, deleted.
+      const deleted = await data(
+        'mutation { deleteManyEmployees(where: {manager: {name: {eq: "Bia"}}}, atMost: 1) { affected } }',
+        clerk,
+      );
+      expect(deleted.deleteManyEmployees).toEqual({ affected: 1 });
+      expect(await staff()).toEqual(['1:-', '2:Manager', '3:Manager']);
     });
   });
 }

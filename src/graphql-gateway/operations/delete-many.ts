@@ -1,11 +1,12 @@
 import { type GraphQLFieldResolver, GraphQLInt, GraphQLNonNull, GraphQLObjectType } from 'graphql';
+import { ALL_ROWS } from '../../datasources/core/dialect';
 import type { RowNode } from '../api-tree';
 import type { GatewayContext } from '../gateway-context';
 import { type FilterInput, planWhere, tableRef } from '../query-planner';
 import { withGraphQLArguments } from './arguments';
 import type { OperationKind, OperationTypes } from './operation-kind';
 import { runWrite } from './writes';
-import { AT_MOST_ARG, checkAtMost, tooManyRows } from './write-many';
+import { AT_MOST_ARG, checkAtMost, keysFirst, mustGoByKey, tooManyRows } from './write-many';
 
 /** Arguments of `deleteMany<Base>`. */
 interface DeleteManyArgs {
@@ -19,8 +20,11 @@ interface DeleteManyArgs {
  * is never deleted. Answers `{affected}`, the rows deleted (no rows: the same answer on every
  * database; read them with `get<Base>` first when needed). When it deleted more than `atMost`
  * rows it throws TOO_MANY_ROWS naming the count, and the request's transaction rolls the
- * statement (and the request's other writes) back, so nothing is deleted. Rows other rows refer
- * to refuse the whole statement (FOREIGN_KEY_VIOLATION). Deleted rows are charged to the
+ * statement (and the request's other writes) back, so nothing is deleted. On MySQL/MariaDB a
+ * `where` or rule that reads the table itself through a relation filter goes by key
+ * ({@link mustGoByKey}, {@link keysFirst}: keys read and locked first, at most `atMost + 1`),
+ * since MySQL refuses such a DELETE (error 1093). Rows other rows refer to refuse the whole
+ * statement (FOREIGN_KEY_VIOLATION). Deleted rows are charged to the
  * request's row budget.
  * @throws DomainError INVALID_INPUT for an `atMost` outside 1..10,000; DatabaseRefusalError for a
  * refused delete or TOO_MANY_ROWS.
@@ -31,13 +35,29 @@ export function deleteManyResolver(
   return withGraphQLArguments(async (_source, args, ctx, info) => {
     const atMost = checkAtMost(info.fieldName, args.atMost);
     const conn = await ctx.connection(node.table.datasourceId);
-    const where = planWhere(node, args.where, conn.dialect, ctx.scopes);
-    const query = conn.dialect.compileDelete({
-      table: tableRef(node.table),
-      where,
-      scope: ctx.scopes.of(node.table, conn.dialect),
-    });
-    const { affected = 0 } = await runWrite(conn.run, conn.dialect, node, 'delete', query);
+    const { dialect } = conn;
+    const table = tableRef(node.table);
+    const where = planWhere(node, args.where, dialect, ctx.scopes);
+    const scope = ctx.scopes.of(node.table, dialect);
+    let affected = 0;
+    if (mustGoByKey(node, dialect, where, scope)) {
+      // MySQL cannot DELETE from a table a subquery of the same statement reads: go by key.
+      for (const slice of await keysFirst(
+        conn.run,
+        node,
+        dialect,
+        where,
+        scope,
+        atMost,
+        'delete',
+      )) {
+        const query = dialect.compileDelete({ table, where: slice, scope: ALL_ROWS });
+        affected += (await runWrite(conn.run, dialect, node, 'delete', query)).affected ?? 0;
+      }
+    } else {
+      const query = dialect.compileDelete({ table, where, scope });
+      affected = (await runWrite(conn.run, dialect, node, 'delete', query)).affected ?? 0;
+    }
     if (affected > atMost) throw tooManyRows(affected, atMost, 'delete');
     ctx.budget.chargeRows(affected, 0);
     return { affected };

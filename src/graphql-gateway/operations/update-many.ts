@@ -7,7 +7,12 @@ import {
   GraphQLObjectType,
 } from 'graphql';
 import { invalidInput } from '../../common/domain-error';
-import { ALL_ROWS, type Capabilities } from '../../datasources/core/dialect';
+import {
+  ALL_ROWS,
+  type Capabilities,
+  type Condition,
+  type Dialect,
+} from '../../datasources/core/dialect';
 import type { RowNode } from '../api-tree';
 import type { GatewayContext } from '../gateway-context';
 import {
@@ -30,6 +35,7 @@ import {
   guardedReferences,
   outsideRule,
   refuseHiddenReferences,
+  type Run,
   runWrite,
 } from './writes';
 import {
@@ -38,6 +44,8 @@ import {
   byPrimaryKey,
   checkAtMost,
   keySlices,
+  keysFirst,
+  mustGoByKey,
   tooManyRows,
 } from './write-many';
 
@@ -68,7 +76,10 @@ function setColumns(node: RowNode) {
  * first (at most `atMost + 1`, so a refusal for too many rows writes nothing and counts them with
  * `SELECT COUNT(*)`), updates those rows by key and `where` inside the rule (never a row outside
  * it), then counts the updated rows that left the rule (`untrue` of the rule): any → FORBIDDEN
- * ({@link outsideRule}), rolled back with the request. A foreign key `set` points at a row the
+ * ({@link outsideRule}), rolled back with the request. On MySQL/MariaDB a `where` or rule that
+ * reads the table itself through a relation filter (`employees` by `manager`) goes by key alone
+ * ({@link mustGoByKey}; {@link keysFirst} reads and locks the keys first), since MySQL refuses
+ * such an UPDATE (error 1093), then the same rule check. A foreign key `set` points at a row the
  * caller's rule of the referenced table hides is refused first (FOREIGN_KEY_VIOLATION, as
  * `update<Base>`); `set` must give every column of such a key. Rows found are charged to the
  * request's row budget.
@@ -114,7 +125,26 @@ export function updateManyResolver(
 
     let affected = 0;
     const answered: Record<string, unknown>[] = [];
-    if (!underRule) {
+    // MySQL cannot UPDATE a table a subquery of the same statement reads: go by key.
+    const byKey = mustGoByKey(node, dialect, where, scope);
+    if (byKey) {
+      const slices = await keysFirst(conn.run, node, dialect, where, scope, atMost, 'change');
+      for (const slice of slices) {
+        const update = dialect.compileUpdate({
+          table,
+          set,
+          where: slice,
+          scope: ALL_ROWS,
+          returning,
+          kinds,
+          model,
+        });
+        const result = await runWrite(conn.run, dialect, node, 'update', update, set, underRule);
+        affected += result.affected ?? result.rows.length;
+        answered.push(...result.rows);
+      }
+      if (underRule) await refuseLeftRule(conn.run, node, dialect, slices, scope);
+    } else if (!underRule) {
       const update = dialect.compileUpdate({ table, set, where, scope, returning, kinds, model });
       const result = await runWrite(conn.run, dialect, node, 'update', update, set);
       affected = result.affected ?? result.rows.length;
@@ -152,17 +182,7 @@ export function updateManyResolver(
         affected += result.affected ?? result.rows.length;
         answered.push(...result.rows);
       }
-      // Every updated row must still be inside the rule: none of them may fail it now.
-      for (const slice of slices) {
-        const { rows } = await conn.run(
-          dialect.compileCount({
-            table,
-            where: { kind: 'and', items: [slice, { kind: 'untrue', item: scope }] },
-            scope: ALL_ROWS,
-          }),
-        );
-        if (Number(rows[0]?.count ?? 0) > 0) throw outsideRule(node.table.name);
-      }
+      await refuseLeftRule(conn.run, node, dialect, slices, scope);
     }
     // Rows read back were charged as they arrived; the rest of the rows found are charged here.
     ctx.budget.chargeRows(Math.max(0, affected - answered.length), 0);
@@ -171,6 +191,29 @@ export function updateManyResolver(
       : null;
     return { affected, rows };
   });
+}
+
+/**
+ * Refuses (FORBIDDEN, {@link outsideRule}) when any updated row, by the key `slices`, now fails
+ * the caller's rule `scope`: every updated row must still be inside the rule (CONTRACT.md §4).
+ */
+async function refuseLeftRule(
+  run: Run,
+  node: RowNode,
+  dialect: Dialect,
+  slices: readonly Condition[],
+  scope: Condition,
+): Promise<void> {
+  for (const slice of slices) {
+    const { rows } = await run(
+      dialect.compileCount({
+        table: tableRef(node.table),
+        where: { kind: 'and', items: [slice, { kind: 'untrue', item: scope }] },
+        scope: ALL_ROWS,
+      }),
+    );
+    if (Number(rows[0]?.count ?? 0) > 0) throw outsideRule(node.table.name);
+  }
 }
 
 /**

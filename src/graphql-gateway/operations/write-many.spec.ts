@@ -1,7 +1,9 @@
 import { GraphQLError } from 'graphql';
 import { DomainError } from '../../common/domain-error';
 import { ALL_ROWS, type ColumnKind, type ModelColumn } from '../../datasources/core/dialect';
+import type { CompiledQuery, Condition } from '../../datasources/core/dialect';
 import { MssqlDialect } from '../../datasources/mssql/dialect';
+import { MysqlDialect } from '../../datasources/mysql/dialect';
 import { PostgresDialect } from '../../datasources/postgres/dialect';
 import { SqliteDialect } from '../../datasources/sqlite/dialect';
 import type {
@@ -18,6 +20,9 @@ import {
   byPrimaryKey,
   checkAtMost,
   keySlices,
+  keysFirst,
+  mustGoByKey,
+  readsTable,
   TOO_MANY_ROWS,
   tooManyRows,
 } from './write-many';
@@ -186,5 +191,86 @@ describe('byPrimaryKey', () => {
       { order_id: 1, line_no: 3 },
       { order_id: 2, line_no: 1 },
     ]);
+  });
+});
+
+describe('updateMany/deleteMany whose filter reads the changed table (MySQL error 1093)', () => {
+  const my = new MysqlDialect();
+  const pg = new PostgresDialect();
+  const self = { schema: 'public', name: 'orders' };
+  /** `orders` that have an order of the same status after them: a relation back to `orders`. */
+  const selfFilter: Condition = {
+    kind: 'exists',
+    table: self,
+    on: [{ inner: 'id', outer: 'id' }],
+    scope: ALL_ROWS,
+    where: { kind: 'compare', column: 'status', op: 'eq', value: 'PAID' },
+    negated: false,
+  };
+  const other: Condition = { ...selfFilter, table: { schema: 'public', name: 'order_line' } };
+
+  it('finds the table in a relation filter at any depth, in where or in the rule', () => {
+    expect(readsTable(selfFilter, self)).toBe(true);
+    expect(readsTable(other, self)).toBe(false);
+    expect(
+      readsTable(
+        { kind: 'and', items: [{ kind: 'untrue', item: { ...other, where: selfFilter } }] },
+        self,
+      ),
+    ).toBe(true);
+    expect(readsTable({ kind: 'compare', column: 'id', op: 'eq', value: 1 }, self)).toBe(false);
+    expect(mustGoByKey(ordersNode, my, selfFilter, ALL_ROWS)).toBe(true);
+    expect(mustGoByKey(ordersNode, my, ALL_ROWS, { kind: 'or', items: [selfFilter] })).toBe(true);
+    expect(mustGoByKey(ordersNode, my, other, ALL_ROWS)).toBe(false);
+    // PostgreSQL, SQLite and SQL Server change a table a subquery reads: one statement there.
+    expect(mustGoByKey(ordersNode, pg, selfFilter, ALL_ROWS)).toBe(false);
+  });
+
+  /** A statement runner answering `answers` in turn, keeping what it ran. */
+  const runner = (answers: Record<string, unknown>[][]) => {
+    const ran: CompiledQuery[] = [];
+    const run = (query: CompiledQuery) => {
+      ran.push(query);
+      return Promise.resolve({ rows: answers[ran.length - 1] ?? [], affected: undefined });
+    };
+    return { ran, run };
+  };
+
+  it('reads at most atMost + 1 keys, locks those still matching, and gives only their keys', async () => {
+    const { ran, run } = runner([[{ id: 3 }, { id: 5 }], [{ id: 5 }]]);
+    const slices = await keysFirst(run, ordersNode, my, selfFilter, ALL_ROWS, 2, 'change');
+    expect(ran.map((q) => q.sql)).toEqual([
+      'SELECT `id` FROM `public`.`orders` WHERE EXISTS (SELECT 1 FROM `public`.`orders` `__tg_r1` WHERE `__tg_r1`.`id` = `orders`.`id` AND `__tg_r1`.`status` = ?) ORDER BY `id` ASC LIMIT ?',
+      'SELECT `id` FROM `public`.`orders` WHERE (((`id` = ?) OR (`id` = ?)) AND EXISTS (SELECT 1 FROM `public`.`orders` `__tg_r1` WHERE `__tg_r1`.`id` = `orders`.`id` AND `__tg_r1`.`status` = ?)) ORDER BY `id` ASC FOR UPDATE',
+    ]);
+    expect(ran[0].params).toEqual(['PAID', 3]);
+    // Only order 5 still matched: the UPDATE/DELETE goes by its key alone, no subquery.
+    const update = my.compileUpdate({
+      table: self,
+      set: [{ column: 'status', value: 'HELD' }],
+      where: slices[0],
+      scope: ALL_ROWS,
+      returning: [],
+    });
+    expect(update).toEqual({
+      sql: 'UPDATE `public`.`orders` SET `status` = ? WHERE ((`id` = ?))',
+      params: ['HELD', 5],
+    });
+  });
+
+  it('more rows than atMost: counts them and refuses before anything is written', async () => {
+    const { ran, run } = runner([[{ id: 1 }, { id: 2 }, { id: 3 }], [{ count: 7 }]]);
+    await expect(
+      keysFirst(run, ordersNode, my, selfFilter, ALL_ROWS, 2, 'delete'),
+    ).rejects.toMatchObject({
+      refusal: {
+        code: TOO_MANY_ROWS,
+        field: 'atMost',
+        message:
+          'Nothing was changed: this would delete 7 rows; atMost is 2: narrow where or raise atMost',
+      },
+    });
+    expect(ran).toHaveLength(2);
+    expect(ran[1].sql).toMatch(/^SELECT COUNT\(\*\)/);
   });
 });

@@ -1,10 +1,11 @@
 import { GraphQLInt, GraphQLNonNull } from 'graphql';
 import { invalidInput } from '../../common/domain-error';
-import type { Condition, Dialect } from '../../datasources/core/dialect';
+import type { Condition, Dialect, TableRef } from '../../datasources/core/dialect';
 import { PARAMETER_LIMITS } from '../../datasources/core/sql-compiler';
 import type { RowNode } from '../api-tree';
 import { DatabaseRefusalError } from '../graphql-errors';
-import { shapeRows } from '../query-planner';
+import { columnKinds, planOrder, shapeRows, tableRef } from '../query-planner';
+import type { Run } from './writes';
 import { primaryKeyCondition } from '../write-planner';
 
 /*
@@ -108,4 +109,101 @@ export function byPrimaryKey(
     }
     return 0;
   });
+}
+
+/** Whether `condition` reads `table` in a relation filter (`exists`), at any depth. */
+export function readsTable(condition: Condition, table: TableRef): boolean {
+  switch (condition.kind) {
+    case 'and':
+    case 'or':
+      return condition.items.some((item) => readsTable(item, table));
+    case 'untrue':
+      return readsTable(condition.item, table);
+    case 'exists':
+      return (
+        (condition.table.name === table.name &&
+          (condition.table.schema ?? null) === (table.schema ?? null)) ||
+        readsTable(condition.where, table) ||
+        readsTable(condition.scope, table)
+      );
+    default:
+      return false;
+  }
+}
+
+/**
+ * Whether an UPDATE or DELETE of `node`'s table by `where` inside `scope` must go by primary key
+ * ({@link keysFirst}): on MySQL, whose UPDATE and DELETE refuse a subquery that reads the table
+ * they change ("You can't specify target table … for update in FROM clause", error 1093; MySQL
+ * docs, "UPDATE Statement": "you cannot update a table and select directly from the same table
+ * in a subquery"), when the filter or the row rule reaches the table itself through a relation
+ * (`employees.manager`). MariaDB lifted that limit in 10.3.2; the same path serves both.
+ */
+export function mustGoByKey(
+  node: RowNode,
+  dialect: Dialect,
+  where: Condition,
+  scope: Condition,
+): boolean {
+  if (dialect.type !== 'mysql') return false;
+  const table = tableRef(node.table);
+  return readsTable(where, table) || readsTable(scope, table);
+}
+
+/**
+ * The primary keys of the rows `where` matches inside `scope`, locked (`FOR UPDATE`) in the
+ * request's transaction, in key slices ({@link keySlices}): at most `atMost + 1` keys are read;
+ * more than `atMost` throws TOO_MANY_ROWS with the count (`SELECT COUNT(*)`), before anything is
+ * written. Each slice is then read again `FOR UPDATE` (the key list bounds it) and only the rows
+ * still matching are kept and locked, so an UPDATE or DELETE by these keys alone changes exactly
+ * the rows the filter matched. Every statement is a SELECT, which may read the table a relation
+ * filter reaches (see {@link mustGoByKey}).
+ * @param verb `change` (updateMany) or `delete` (deleteMany), for the refusal.
+ * @throws DatabaseRefusalError TOO_MANY_ROWS.
+ */
+export async function keysFirst(
+  run: Run,
+  node: RowNode,
+  dialect: Dialect,
+  where: Condition,
+  scope: Condition,
+  atMost: number,
+  verb: string,
+): Promise<Condition[]> {
+  const table = tableRef(node.table);
+  const columns = node.table.primaryKey;
+  const kinds = columnKinds(node.table);
+  const { rows: found } = await run(
+    dialect.compileSelect({
+      table,
+      columns,
+      kinds,
+      where,
+      scope,
+      order: planOrder(node, null),
+      take: atMost + 1,
+      skip: 0,
+    }),
+  );
+  if (found.length > atMost) {
+    const { rows } = await run(dialect.compileCount({ table, where, scope }));
+    throw tooManyRows(Number(rows[0]?.count ?? found.length), atMost, verb);
+  }
+  const locked: Record<string, unknown>[] = [];
+  for (const slice of keySlices(node, found, dialect)) {
+    const { rows } = await run(
+      dialect.compileSelectForUpdate({
+        table,
+        columns,
+        kinds,
+        where: { kind: 'and', items: [slice, where] },
+        scope,
+        order: planOrder(node, null),
+        take: null,
+        skip: 0,
+      }),
+    );
+    locked.push(...rows);
+  }
+  return keySlices(node, locked, dialect);
 }
