@@ -20,6 +20,7 @@ import { PlatformModule } from './platform/platform.module';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { RemovalsModule } from './removals/removals.module';
 import { RedisModule } from './redis/redis.module';
+import { SqlApisModule } from './sql-apis/sql-apis.module';
 import { TableApisModule } from './table-apis/table-apis.module';
 
 /** The whole service, for a validated configuration; `logLevel` overrides the configured one. */
@@ -44,6 +45,7 @@ export class AppModule {
         DataModelModule,
         EnumsModule,
         TableApisModule,
+        SqlApisModule,
         ApiKeysModule,
         AppAccessModule,
         RemovalsModule,

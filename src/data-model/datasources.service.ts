@@ -18,8 +18,10 @@ import {
 } from '../datasources/datasource-pools.service';
 import type {
   Capabilities,
+  Dialect,
   IntrospectedTable,
   ListedTable,
+  SqlPool,
   TableRef,
 } from '../datasources/core/dialect';
 import { EventsService } from '../events/events.service';
@@ -134,6 +136,20 @@ export class DatasourcesService {
     return this.pools.withConnection(ds.type, this.storedUrl(ds), async (pool, dialect) =>
       dialect.introspect(pool, choose(await dialect.listTables(pool))),
     );
+  }
+
+  /**
+   * Runs `use` on a short-lived one-connection pool of the app's datasource, checked as every
+   * connection is (describing an SQL API's statement at save, README "SQL APIs").
+   * @throws DomainError NOT_FOUND, DATASOURCE_UNREACHABLE (see `DatasourcePoolsService.withConnection`).
+   */
+  async withPool<T>(
+    appId: string,
+    id: string,
+    use: (pool: SqlPool, dialect: Dialect) => Promise<T>,
+  ): Promise<T> {
+    const ds = await this.entity(appId, id);
+    return this.pools.withConnection(ds.type, this.storedUrl(ds), use);
   }
 
   /**

@@ -626,6 +626,14 @@ export class GraphqlHttpEndpoint {
                 if (!chargedByPool) budget.charge(result.rows);
                 return result;
               };
+            // A query-kind SQL API's read-only transaction (README "SQL APIs"): its statements
+            // guarded, cancelled and charged as every other.
+            const readOnlyOf =
+              (conn: DatasourceConnection): DatasourceConnection['readOnly'] =>
+              (work) =>
+                conn.readOnly((run) =>
+                  work(guarded((query) => run(query, { signal, rows: budget }), true)),
+                );
             if (transaction && id === writes) {
               // One connection for the whole request: the pool share does not apply.
               const inTransaction = guarded(async (query) => (await transaction.run(inner))(query));
@@ -633,6 +641,7 @@ export class GraphqlHttpEndpoint {
                 dialect: inner.dialect,
                 run: inTransaction,
                 transaction: (work) => work(inTransaction),
+                readOnly: readOnlyOf(inner),
               };
             }
             // At most a quarter of the pool at a time for this request; a transaction is one
@@ -648,6 +657,7 @@ export class GraphqlHttpEndpoint {
               transaction: shareOfPool(poolSize, statements, (work) =>
                 inner.transaction((run) => work(guarded(run))),
               ),
+              readOnly: shareOfPool(poolSize, statements, readOnlyOf(inner)),
             };
           });
           connections.set(id, conn);

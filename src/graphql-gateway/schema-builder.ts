@@ -54,6 +54,7 @@ import {
 import { navigationRowEstimate } from './request/operation-cost';
 import { OPERATION_KINDS } from './operations';
 import type { ApiAction, OperationContext, OperationTypes } from './operations/operation-kind';
+import { sqlApiReservedNames, SqlApiTypes } from './sql-api-schema';
 
 /** What the endpoint-scope step needs to know of a root field (CONTRACT.md §6). */
 export interface RootFieldInfo {
@@ -530,6 +531,8 @@ class TypeFactory implements OperationTypes {
  */
 export class VersionTypes {
   private readonly apis: ApiTypes[] = [];
+  /** The version's SQL APIs (README "SQL APIs", `sql-api-schema.ts`). */
+  private readonly sqlApis: SqlApiTypes;
 
   /**
    * @param capabilities what each datasource can do in one statement, by id; a datasource
@@ -572,6 +575,7 @@ export class VersionTypes {
     const trees = buildApiTrees(def, [
       ...reserved,
       ...[...dbEnums.values()].flatMap((e) => [e.type.name, e.filter.name]),
+      ...sqlApiReservedNames(def),
     ]);
     for (const { api, node } of trees) {
       const label = (n: RowNode, path: string) => {
@@ -597,6 +601,7 @@ export class VersionTypes {
       }
       this.apis.push({ api, datasourceId: node.table.datasourceId, queries, mutations });
     }
+    this.sqlApis = new SqlApiTypes(def, factory, operations, capabilities);
   }
 
   /**
@@ -637,6 +642,8 @@ export class VersionTypes {
         }
       }
     }
+    const roots = { query, mutation };
+    this.sqlApis.addTo(audience, roots, rootFields, DRAFT_DESCRIPTION, inRequestTransaction);
     if (Object.keys(query).length === 0) {
       query._noOperations = {
         type: GraphQLBoolean,

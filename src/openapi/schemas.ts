@@ -45,6 +45,28 @@ const actions = (description: string): SchemaObject => ({
   required: ['select', 'insert', 'update', 'delete'],
 });
 
+/** An argument (`kind` key `type`) or column (`kind`) of an SQL API: confirmed values and the proposal. */
+const sqlApiPart = (kindKey: string, description: string): SchemaObject => {
+  const proposal = object({
+    databaseType: nullableStr('The type the database named, or null'),
+    kind: nullableStr('The kind it stands for, or null when the database could not tell'),
+    nullable: { type: 'boolean', nullable: true, description: 'Null when unknown' },
+  });
+  const schema = object(
+    {
+      name: str(),
+      [kindKey]: nullableStr('The kind in use (null: needs one before publishing)'),
+      nullable: bool(),
+      enum: str('A model enum typing it (absent: none)'),
+      proposed: proposal,
+      confirmed: bool('The builder confirmed it; kept when the statement is saved again'),
+    },
+    description,
+  );
+  schema.required = ['name', kindKey, 'nullable', 'proposed'];
+  return schema;
+};
+
 /** Named schemas, registered as `components.schemas` and referenced as `#/components/schemas/<name>`. */
 export const SCHEMAS: Record<string, SchemaObject> = {
   Error: ERROR_BODY,
@@ -166,6 +188,20 @@ export const SCHEMAS: Record<string, SchemaObject> = {
       description:
         'Only in the answer of a save, when there is something to say: what the actions would offer but the table cannot give (README "Writing rows"), e.g. why upsert is left out on MySQL/MariaDB',
     },
+  }),
+  SqlApi: object({
+    id: str('What a key scope names to unlock it'),
+    name: str('Its GraphQL field; its types are <Name>Row (and <Name>Result for a mutation)'),
+    datasourceId: str(),
+    statement: str('One SQL statement with :name placeholders'),
+    kind: { type: 'string', enum: ['query', 'mutation'] },
+    arguments: list(sqlApiPart('type', 'The :name parameters, in first-appearance order')),
+    columns: list(sqlApiPart('kind', 'The result columns, in order')),
+    filterable: bool('A query kind also takes where, order and skip'),
+    public: bool('Anonymous callers may call it once published'),
+    status: { type: 'string', enum: ['draft', 'published'] },
+    createdAt: str(),
+    updatedAt: str(),
   }),
   ApiKey: object({
     id: str(),

@@ -84,9 +84,10 @@ export class RemovalsService {
 
   /**
    * Deletes a datasource and its tables from every version of the app (main and each working
-   * version), with their row rules; with `force`, the Table APIs on those tables go too.
-   * @throws DomainError NOT_FOUND; CONFLICT when a Table API uses one of its tables and `force` is
-   * false, or when a version changed meanwhile.
+   * version), with their row rules; with `force`, the Table APIs on those tables and the SQL APIs
+   * on the datasource go too.
+   * @throws DomainError NOT_FOUND; CONFLICT when a Table API uses one of its tables or an SQL API
+   * runs on it and `force` is false, or when a version changed meanwhile.
    */
   async deleteDatasource(appId: string, datasourceId: string, force: boolean): Promise<void> {
     await this.apps.get(appId);
@@ -100,12 +101,27 @@ export class RemovalsService {
       new Set(definitions.flatMap((def) => [...tablesOf(def)])),
     );
     if (apis.length && !force) throw usedByApis(`The datasource "${datasource.name}"`, apis);
+    // SQL APIs on the datasource (README "SQL APIs") stand in the way and go the same way.
+    const sqlApis = [
+      ...new Set(
+        definitions.flatMap((def) =>
+          (def.sqlApis ?? []).filter((a) => a.datasourceId === datasourceId).map((a) => a.name),
+        ),
+      ),
+    ].sort();
+    if (sqlApis.length && !force) {
+      throw new DomainError(
+        ErrorCode.Conflict,
+        `The datasource "${datasource.name}" is used by the SQL APIs ${sqlApis.map((n) => `"${n}"`).join(', ')}; delete them first, or send the request again with ?force=true to delete them too`,
+      );
+    }
     await this.versions.editEveryVersion(
       appId,
       (def) => {
         const gone = tablesOf(def);
         def.tables = def.tables.filter((t) => !gone.has(t.name));
         def.apis = def.apis.filter((a) => !gone.has(a.table));
+        if (def.sqlApis) def.sqlApis = def.sqlApis.filter((a) => a.datasourceId !== datasourceId);
         for (const rules of Object.values(def.permissions) as { tables?: object }[]) {
           const byTable = rules?.tables as Record<string, unknown> | undefined;
           if (byTable) for (const name of gone) delete byTable[name];
