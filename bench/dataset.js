@@ -42,7 +42,7 @@ async function createPostgresDataset(adminUrl, name, scale = 1) {
       product_id integer NOT NULL REFERENCES products(id), quantity integer NOT NULL, price numeric(10,2) NOT NULL);
     INSERT INTO customers SELECT g, 'Customer ' || g, 'City ' || (g % 50) FROM generate_series(1, ${n.customers}) g;
     INSERT INTO products SELECT g, 'Product ' || g, (g % 90) + 9.99 FROM generate_series(1, ${n.products}) g;
-    INSERT INTO orders SELECT g, 1 + (g * 7919) % ${n.customers},
+    INSERT INTO orders SELECT g, 1 + (g::bigint * 7919) % ${n.customers},
       CASE WHEN g % 100 = 1 THEN NULL ELSE (ARRAY['new','paid','shipped','cancelled'])[1 + g % 4] END,
       CASE WHEN g % 100 = 3 THEN NULL ELSE ((g * 37) % 500) + 0.25 END,
       CASE WHEN g % 100 = 5 THEN NULL ELSE timestamptz '2024-01-01 00:00:00+00' + g * interval '5 minutes' END

@@ -4,6 +4,7 @@ import { AppUsers1764115200000 } from './1764115200000-app-users';
 import { AccountLifecycle1766102400000 } from './1766102400000-account-lifecycle';
 import { KeyCostBudgets1795651200000 } from './1795651200000-key-cost-budgets';
 import { ApiKeyMcpDeletes1795737600000 } from './1795737600000-api-key-mcp-deletes';
+import { DatasourceTimeZone1795910400000 } from './1795910400000-datasource-time-zone';
 
 /** Every metadata migration, oldest first; run at start on SQLite and PostgreSQL alike. */
 export const METADATA_MIGRATIONS = [
@@ -13,4 +14,5 @@ export const METADATA_MIGRATIONS = [
   AccountLifecycle1766102400000,
   KeyCostBudgets1795651200000,
   ApiKeyMcpDeletes1795737600000,
+  DatasourceTimeZone1795910400000,
 ];

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import type { ListedTable } from '../datasources/core/dialect';
 import { AppsService } from '../platform/apps.service';
 import { CurrentSession } from '../platform/current-session.decorator';
@@ -8,6 +8,8 @@ import { DatasourcesService, DatasourceView } from './datasources.service';
 import {
   CreateDatasourceDto,
   ImportTablesDto,
+  TestDatasourceDto,
+  UpdateDatasourceDto,
   UpdateModelFieldDto,
   UpdateModelTableDto,
 } from './dto/data-model.dto';
@@ -37,6 +39,49 @@ export class DataModelController {
   ): Promise<DatasourceView> {
     await this.apps.get(appId);
     return this.datasources.create(appId, body);
+  }
+
+  /**
+   * `POST …/datasources/test` `{type, url}` → `200 {serverVersion}`: tries a connection the way
+   * registering does, saving nothing; a failure answers `400` saying which part to check (the
+   * host and port, the login, the database), never the URL or password.
+   */
+  @ApiRoute({
+    summary: 'Try a connection without saving it',
+    description:
+      'The same checks and answers as registering: `400` with what failed (no server at that host and port, the login refused, no such database), never the URL or password.',
+    ok: { description: "The server's version", schema: 'ConnectionTest' },
+    errors: [400, 404, 415],
+  })
+  @Post('datasources/test')
+  @HttpCode(200)
+  async testDatasource(
+    @Param('appId') appId: string,
+    @Body() body: TestDatasourceDto,
+  ): Promise<{ serverVersion: string }> {
+    await this.apps.get(appId);
+    return this.datasources.test(appId, body);
+  }
+
+  /**
+   * `PATCH …/datasources/:dsId` `{name?, url?}`: rename, or new credentials (a URL of the same
+   * type, tried before it is saved; the datasource's pools reconnect with it).
+   */
+  @ApiRoute({
+    summary: 'Rename a datasource or change its connection',
+    description:
+      'A new URL (same database type) is tried before it is saved, then used by every later request; it is stored encrypted and never answered.',
+    ok: { description: 'The datasource', schema: 'Datasource' },
+    errors: [400, 404, 409, 415],
+  })
+  @Patch('datasources/:dsId')
+  async updateDatasource(
+    @Param('appId') appId: string,
+    @Param('dsId') dsId: string,
+    @Body() body: UpdateDatasourceDto,
+  ): Promise<DatasourceView> {
+    await this.apps.get(appId);
+    return this.datasources.update(appId, dsId, body);
   }
 
   /** `GET …/datasources`. */

@@ -4,6 +4,7 @@ import type { IntrospectedTable, ModelColumn, TableRef } from '../datasources/co
 import type { ModelTable, VersionDefinition } from '../platform/version-definition';
 import { VersionsService } from '../platform/versions.service';
 import { DatasourcesService } from './datasources.service';
+import { GraphqlTypeNames } from './graphql-type';
 import { Navigation, navigationsOf, writeActions } from './model-graph';
 
 /** A model table as the builder REST lists it (CONTRACT.md §3). */
@@ -21,9 +22,10 @@ export interface ModelTableView {
   comment?: string;
   /**
    * The columns as the model keeps them (`comment`, `dbEnum` and `declaredType` only where the
-   * database gave them), with whether each is in the primary key.
+   * database gave them), with whether each is in the primary key and its GraphQL type name
+   * (`GraphqlTypeNames.of`: `ID`, `Int`, an enum, `[String]`, …).
    */
-  fields: (ModelColumn & { primaryKey: boolean })[];
+  fields: (ModelColumn & { primaryKey: boolean; graphqlType: string })[];
   relations: Navigation[];
 }
 
@@ -133,7 +135,8 @@ export class DataModelService {
               `"${w.table}" is a view, so only select is possible; Table API "${w.api}" has ${w.actions.join(', ')} active`,
           ),
         );
-      return imported.map((t) => this.view(def, t));
+      const types = new GraphqlTypeNames(def);
+      return imported.map((t) => this.view(def, t, types));
     });
   }
 
@@ -142,6 +145,7 @@ export class DataModelService {
     const def = await this.versions.readForBuilder(appId, accountId);
     const datasources = await this.datasources.list(appId);
     const needle = search?.trim().toLowerCase() ?? '';
+    const types = new GraphqlTypeNames(def);
     return datasources
       .map((ds) => {
         const dsMatches = ds.name.toLowerCase().includes(needle);
@@ -150,7 +154,7 @@ export class DataModelService {
         );
         return {
           datasource: { id: ds.id, name: ds.name },
-          tables: tables.map((t) => this.view(def, t)),
+          tables: tables.map((t) => this.view(def, t, types)),
         };
       })
       .filter(
@@ -264,7 +268,12 @@ export class DataModelService {
     return table;
   }
 
-  private view(def: VersionDefinition, t: ModelTable): ModelTableView {
+  /** A model table as routes answer it; `types` names its columns' GraphQL types. */
+  private view(
+    def: VersionDefinition,
+    t: ModelTable,
+    types = new GraphqlTypeNames(def),
+  ): ModelTableView {
     return {
       name: t.name,
       schema: t.schema,
@@ -274,7 +283,11 @@ export class DataModelService {
       primaryKey: t.primaryKey,
       primaryKeyChosen: t.primaryKeyChosen === true,
       ...(t.comment && { comment: t.comment }),
-      fields: t.columns.map((c) => ({ ...c, primaryKey: t.primaryKey.includes(c.name) })),
+      fields: t.columns.map((c) => ({
+        ...c,
+        primaryKey: t.primaryKey.includes(c.name),
+        graphqlType: types.of(t, c),
+      })),
       relations: navigationsOf(def.tables, t.name),
     };
   }

@@ -33,9 +33,32 @@ export interface DatasourceView {
   id: string;
   name: string;
   type: string;
+  /** When it was registered (ISO 8601, UTC). */
+  createdAt: string;
+  /** IANA zone its dates and times without zone are read in (SQL APIs' zoned instants). */
+  timeZone: string;
 }
 
-const view = (d: DatasourceEntity): DatasourceView => ({ id: d.id, name: d.name, type: d.type });
+const view = (d: DatasourceEntity): DatasourceView => ({
+  id: d.id,
+  name: d.name,
+  type: d.type,
+  createdAt: d.createdAt,
+  timeZone: d.timeZone ?? 'UTC',
+});
+
+/**
+ * A datasource's time zone as given at registration: an IANA name the runtime knows
+ * (`Intl.supportedValuesOf('timeZone')`, or `UTC`), else refused.
+ * @throws DomainError INVALID_INPUT naming the value.
+ */
+export function checkTimeZone(zone: string): string {
+  if (zone === 'UTC' || Intl.supportedValuesOf('timeZone').includes(zone)) return zone;
+  throw new DomainError(
+    ErrorCode.InvalidInput,
+    `timeZone "${zone}" is not an IANA time zone name (e.g. UTC, Europe/Lisbon, America/Sao_Paulo)`,
+  );
+}
 
 /**
  * An app's datasources: registered after a successful trial connection, URL encrypted at rest,
@@ -50,9 +73,10 @@ export class DatasourcesService {
     private readonly pools: DatasourcePoolsService,
     private readonly secretBox: SecretBoxService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    events: EventsService,
+    private readonly events: EventsService,
   ) {
-    // A deleted datasource's pool is closed on every instance, not left idle until restart.
+    // A deleted datasource's pool is closed on every instance, not left idle until restart; so is
+    // the pool of one whose URL changed, which the next request opens again with the new URL.
     events.on('DatasourceRemoved', ({ datasourceId }) => {
       this.connections.delete(datasourceId);
       void this.pools.close(datasourceId);
@@ -73,23 +97,17 @@ export class DatasourcesService {
    */
   async create(
     appId: string,
-    input: { name: string; type: string; url: string },
+    input: { name: string; type: string; url: string; timeZone?: string },
   ): Promise<DatasourceView> {
+    const timeZone = input.timeZone === undefined ? null : checkTimeZone(input.timeZone);
     if (await this.datasources.existsBy({ appId, name: input.name })) {
       throw new DomainError(
         ErrorCode.Conflict,
         `The app has a datasource named "${input.name}" already; choose another name`,
       );
     }
-    this.pools.dialect(input.type);
-    checkDatasourceUrl(input.type, input.url);
+    const serverVersion = await this.tryUrl(appId, input.type, input.url);
     const url = input.type === 'sqlite' ? `sqlite:${parseSqliteUrl(input.url)}` : input.url;
-    if (input.type === 'sqlite') ensureSqliteAppFolder(this.config.sqliteDatasourceDir, appId);
-    const serverVersion = await this.pools.withConnection(
-      input.type,
-      this.openableUrl(appId, input.type, url),
-      (pool) => pool.serverVersion(),
-    );
     const entity = this.datasources.create({
       id: randomUUID(),
       appId,
@@ -97,10 +115,76 @@ export class DatasourcesService {
       type: input.type,
       urlCiphertext: this.secretBox.seal(url),
       serverVersion,
+      timeZone,
       createdAt: new Date().toISOString(),
     });
     await this.datasources.insert(entity);
     return view(entity);
+  }
+
+  /**
+   * Tries a connection as {@link create} does (same URL rules, same answers per kind of
+   * failure), saving nothing: the pages' "Test connection".
+   * @returns the server's version text (e.g. `PostgreSQL 16.4 …`), never the URL.
+   * @throws DomainError INVALID_INPUT, DATASOURCE_UNREACHABLE (see {@link create}).
+   */
+  async test(
+    appId: string,
+    input: { type: string; url: string },
+  ): Promise<{ serverVersion: string }> {
+    const serverVersion = await this.tryUrl(appId, input.type, input.url);
+    return { serverVersion: serverVersion ?? '' };
+  }
+
+  /**
+   * Renames a datasource and/or replaces its connection URL (new credentials, host or database;
+   * the type stays, as its imported tables were read with it). A new URL is checked and tried as
+   * in {@link create} before anything is saved; once saved, the datasource's pool is closed on
+   * every instance (`DatasourceRemoved` event), so the next request connects with the new URL.
+   * @throws DomainError NOT_FOUND, CONFLICT (name taken), INVALID_INPUT, DATASOURCE_UNREACHABLE
+   * (see {@link create}); nothing is changed then.
+   */
+  async update(
+    appId: string,
+    id: string,
+    change: { name?: string; url?: string },
+  ): Promise<DatasourceView> {
+    const ds = await this.entity(appId, id);
+    if (change.name !== undefined && change.name !== ds.name) {
+      if (await this.datasources.existsBy({ appId, name: change.name }))
+        throw new DomainError(
+          ErrorCode.Conflict,
+          `The app has a datasource named "${change.name}" already; choose another name`,
+        );
+      ds.name = change.name;
+    }
+    let urlChanged = false;
+    if (change.url !== undefined) {
+      const url = ds.type === 'sqlite' ? `sqlite:${parseSqliteUrl(change.url)}` : change.url;
+      ds.serverVersion = await this.tryUrl(appId, ds.type, change.url);
+      ds.urlCiphertext = this.secretBox.seal(url);
+      urlChanged = true;
+    }
+    await this.datasources.update(
+      { id: ds.id, appId },
+      { name: ds.name, urlCiphertext: ds.urlCiphertext, serverVersion: ds.serverVersion },
+    );
+    if (urlChanged) this.events.datasourceRemoved({ datasourceId: ds.id });
+    return view(ds);
+  }
+
+  /**
+   * Checks a URL against its type's rules and opens one connection with it.
+   * @returns the server's version text.
+   */
+  private async tryUrl(appId: string, type: string, rawUrl: string): Promise<string | null> {
+    this.pools.dialect(type);
+    checkDatasourceUrl(type, rawUrl);
+    const url = type === 'sqlite' ? `sqlite:${parseSqliteUrl(rawUrl)}` : rawUrl;
+    if (type === 'sqlite') ensureSqliteAppFolder(this.config.sqliteDatasourceDir, appId);
+    return this.pools.withConnection(type, this.openableUrl(appId, type, url), (pool) =>
+      pool.serverVersion(),
+    );
   }
 
   /** The app's datasources. */
@@ -167,14 +251,24 @@ export class DatasourcesService {
     return connection;
   }
 
-  /** What each of the app's datasources can do in one statement, by datasource id. */
-  async capabilities(appId: string): Promise<Map<string, Capabilities>> {
+  /**
+   * What each of the app's datasources can do in one statement, by datasource id, with the zone
+   * its dates and times without zone are read in (`timeZone`, README "SQL APIs").
+   */
+  async capabilities(appId: string): Promise<Map<string, Capabilities & { timeZone: string }>> {
     const all = await this.datasources.find({
       where: { appId },
-      select: { id: true, type: true, serverVersion: true },
+      select: { id: true, type: true, serverVersion: true, timeZone: true },
     });
     return new Map(
-      all.map((d) => [d.id, this.pools.dialect(d.type).capabilities(d.serverVersion)]),
+      all.map((d) => [
+        d.id,
+        // The zone SQL APIs read dates without zone in (graphql-gateway/sql-api-schema.ts).
+        {
+          ...this.pools.dialect(d.type).capabilities(d.serverVersion),
+          timeZone: d.timeZone ?? 'UTC',
+        },
+      ]),
     );
   }
 

@@ -208,7 +208,7 @@ export class DefinitionClash extends Error {
 }
 
 /** Names the schema holds whatever the definition: root types, standard scalars. */
-const BUILT_IN_NAMES = [
+export const BUILT_IN_NAMES = [
   'Query',
   'Mutation',
   'Subscription',

@@ -91,6 +91,13 @@ export const SCHEMAS: Record<string, SchemaObject> = {
     id: str(),
     name: str(),
     type: { type: 'string', enum: ['postgres', 'mysql', 'mssql', 'sqlite'] },
+    createdAt: str('When it was registered (ISO 8601, UTC)'),
+    timeZone: str(
+      'IANA zone its dates and times without zone are read in where an SQL API declares a zoned instant (default UTC)',
+    ),
+  }),
+  ConnectionTest: object({
+    serverVersion: str("The database server's version text"),
   }),
   TableRef: object({
     schema: nullableStr('null on SQLite and MySQL/MariaDB'),
@@ -114,6 +121,9 @@ export const SCHEMAS: Record<string, SchemaObject> = {
     maxLength: { type: 'integer', nullable: true },
     enum: nullableStr('The app enum assigned to the field, or null'),
     primaryKey: bool(),
+    graphqlType: str(
+      'Its GraphQL type name in output and write arguments: ID for keys, an enum, [Int] for an array, or the scalar (Int, DateTime, …)',
+    ),
     elementKind: nullableStr(
       'For a PostgreSQL array read as a list (kind array): the kind of its elements; absent otherwise',
     ),

@@ -39,6 +39,17 @@ export class CreateDatasourceDto {
   @IsString()
   @Length(1, 2000)
   url: string;
+  @ApiPropertyOptional({
+    description:
+      'IANA time zone (e.g. America/Sao_Paulo) in which dates and times without zone are read when an SQL API declares them zoned instants; defaults to UTC.',
+    default: 'UTC',
+    maxLength: 64,
+    example: 'UTC',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  timeZone?: string;
 }
 
 /** `POST /api/apps/:appId/model/import` body. */
@@ -97,4 +108,53 @@ export class UpdateModelFieldDto {
   @ValidateIf((_, v) => v !== null)
   @IsString()
   enum?: string | null;
+}
+
+/**
+ * `PATCH /api/apps/:appId/datasources/:dsId` body: a new name and/or new connection URL (new
+ * credentials, host or database) of the same type. The URL is tried before it is saved and is
+ * never answered back.
+ */
+export class UpdateDatasourceDto {
+  @ApiPropertyOptional({
+    description: 'New name of the datasource, 1 to 200 characters.',
+    minLength: 1,
+    maxLength: 200,
+    example: 'Sales database',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  name?: string;
+  @ApiPropertyOptional({
+    description:
+      'New connection URL of the same database type, 1 to 2000 characters, tried before it is saved and never echoed back.',
+    minLength: 1,
+    maxLength: 2000,
+    example: 'postgres://reader:new-secret@db.example.com:5432/sales',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 2000)
+  url?: string;
+}
+
+/** `POST /api/apps/:appId/datasources/test` body: a connection to try, nothing saved. */
+export class TestDatasourceDto {
+  @ApiProperty({
+    description: 'Database engine: postgres, mysql, mssql or sqlite.',
+    enum: ['postgres', 'mysql', 'mssql', 'sqlite'],
+    example: 'postgres',
+  })
+  @IsIn(['postgres', 'mysql', 'mssql', 'sqlite'])
+  type: string;
+  @ApiProperty({
+    description: 'Connection URL to try, 1 to 2000 characters; never echoed back.',
+    minLength: 1,
+    maxLength: 2000,
+    example: 'postgres://reader:secret@db.example.com:5432/sales',
+  })
+  @IsString()
+  @Length(1, 2000)
+  url: string;
 }

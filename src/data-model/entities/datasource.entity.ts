@@ -11,5 +11,11 @@ export class DatasourceEntity {
   /** The version the server reported at registration (decides `Dialect.capabilities`). */
   @Column({ name: 'server_version', type: 'varchar', length: 200, nullable: true }) serverVersion:
     string | null;
+  /**
+   * IANA zone its dates and times without zone are read in where an SQL API declares them zoned
+   * instants (README "SQL APIs"); null (registered before it existed) is UTC.
+   */
+  @Column({ name: 'time_zone', type: 'varchar', length: 64, nullable: true }) timeZone:
+    string | null;
   @Column({ name: 'created_at', type: 'varchar', length: 32 }) createdAt: string;
 }
