@@ -246,13 +246,14 @@ async function manyApps({ pg, redis, apps = 2000, tables = Number(process.env.BE
     const steadyBuilds = m2.builds - m1.builds;
     const changeBuilds = m3.builds - m2.builds;
     const errors = first.errors + steady.reduce((n, r) => n + r.errors, 0) + after.errors;
+    const firstError = [first, ...steady, after].find((r) => r.firstError)?.firstError;
     const resets = first.resets + steady.reduce((n, r) => n + r.resets, 0) + after.resets;
     const storm = steadyBuilds === 0 && changeBuilds === changed.length;
     const rss = Math.max(first.rss, ...steady.map((r) => r.rss), after.rss);
     return [
       `## ${apps.toLocaleString('en')} apps of ${tables} tables, called round-robin (issue 25 item 4; \`npm run bench:apps\`)`,
       '',
-      `Machine: ${cpus().length} cores, node ${process.version}. Each app: its own SQLite file (${tables} tables of 10 rows, each with a foreign key to the previous table), one public, published Table API per table; the service built, NODE_ENV=production, PostgreSQL metadata${redis ? ', Redis' : ''}, ${process.env.BENCH_SCHEMA_CACHE_BYTES ? `SCHEMA_CACHE_BYTES=${process.env.BENCH_SCHEMA_CACHE_BYTES} (${mb(Number(process.env.BENCH_SCHEMA_CACHE_BYTES))} MB of estimated heap)` : 'the default SCHEMA_CACHE_BYTES (256 MiB of estimated heap)'}, the default DOCUMENT_CACHE_BYTES. Setup: one template app over the builder REST, its metadata rows copied in SQL for the others, the service restarted on that store: ${Math.round(setupSeconds)} s in all. Anonymous callers, ${connections} at a time, each app called once per round in turn, with \`getT07(take: 5, order: [{id: ASC}]) { id name amount at }\` sent with variables; every answer checked to be rows (${errors} errors${first.firstError ? `; first: ${first.firstError}` : ''}; ${resets} requests sent again after a kept-alive socket was reset).`,
+      `Machine: ${cpus().length} cores, node ${process.version}. Each app: its own SQLite file (${tables} tables of 10 rows, each with a foreign key to the previous table), one public, published Table API per table; the service built, NODE_ENV=production, PostgreSQL metadata${redis ? ', Redis' : ''}, ${process.env.BENCH_SCHEMA_CACHE_BYTES ? `SCHEMA_CACHE_BYTES=${process.env.BENCH_SCHEMA_CACHE_BYTES} (${mb(Number(process.env.BENCH_SCHEMA_CACHE_BYTES))} MB of estimated heap)` : 'the default SCHEMA_CACHE_BYTES (256 MiB of estimated heap)'}, the default DOCUMENT_CACHE_BYTES. Setup: one template app over the builder REST, its metadata rows copied in SQL for the others, the service restarted on that store: ${Math.round(setupSeconds)} s in all. Anonymous callers, ${connections} at a time, each app called once per round in turn, with \`getT07(take: 5, order: [{id: ASC}]) { id name amount at }\` sent with variables; every answer checked to be rows (${errors} errors${firstError ? `; first: ${firstError}` : ''}; ${resets} requests sent again after a kept-alive socket was reset).`,
       '',
       '| round | calls | wall s | calls/s | schema builds | builds/s | p50 / p99 / max ms | RSS MB (highest in the round) |',
       '|---|---:|---:|---:|---:|---:|---|---:|',
