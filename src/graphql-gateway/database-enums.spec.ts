@@ -369,6 +369,7 @@ function fakeContext(rows: Record<string, unknown>[]) {
     dialect: new PostgresDialect(),
     run,
     transaction: (work) => work(run),
+    readOnly: (work) => work(run),
   };
   const ctx = {
     connection: () => Promise.resolve(connection),

@@ -158,6 +158,7 @@ function fakeContext(rows: Record<string, Record<string, unknown>[]>) {
     dialect,
     run,
     transaction: (work) => work(run),
+    readOnly: (work) => work(run),
   };
   const ctx = {
     connection: () => Promise.resolve(connection),
