@@ -6,7 +6,10 @@ import {
   type SqlApiDefinition,
   type VersionDefinition,
 } from '../platform/version-definition';
+import { CONTRACT_LIMITS } from '../../test/support/request-limits';
 import { DatabaseRefusalError } from './graphql-errors';
+import { compileDocument, selectOperation } from './request/compiled-operation';
+import { coerceRequestVariables } from './request/execute-operation';
 import { BUILDER, PUBLISHED } from './request/audience';
 import { DefinitionClash, VersionTypes } from './schema-builder';
 import { shapeSqlRows, sqlApiPlan, wallTimeToInstant } from './sql-api-values';
@@ -153,6 +156,40 @@ describe('SQL API schema', () => {
       updatedAt: '',
     });
     expect(() => new VersionTypes(def)).toThrow(DefinitionClash);
+  });
+});
+
+describe('SQL API cost', () => {
+  // README "SQL APIs": a query kind is charged its take as the rows it may read, like get<Base>.
+  const cost = (text: string, variables: Record<string, unknown> = {}) => {
+    const { schema } = new VersionTypes(definition(sqlApi({}))).schemaFor(PUBLISHED);
+    const operation = selectOperation(
+      compileDocument(schema, text, CONTRACT_LIMITS, false),
+      undefined,
+    );
+    return operation.cost(
+      coerceRequestVariables(schema, operation, variables).values,
+      CONTRACT_LIMITS,
+    );
+  };
+
+  it('charges a query kind its take, 10,000 without one, one statement per field', () => {
+    expect(cost('{ salesReport(status: PAID, take: 50) { name } }')).toMatchObject({
+      rows: 50,
+      statements: 1,
+    });
+    expect(
+      cost('query($t: Int) { salesReport(status: PAID, take: $t) { name } }', { t: 7 }).rows,
+    ).toBe(7);
+    expect(
+      cost('{ a: salesReport(status: PAID) { name } b: salesReport(status: PAID) { name } }'),
+    ).toMatchObject({
+      rows: 20_000,
+      statements: 2,
+    });
+    expect(() => cost('{ salesReport(status: PAID, take: 10001) { name } }')).toThrow(
+      'salesReport: take exceeds the limit of 10,000 rows',
+    );
   });
 });
 
