@@ -5,7 +5,7 @@ import {
   SALES_DIALECTS,
   type SalesDatabase,
 } from '../support/sales-dialects';
-import { publishTableApis } from '../support/table-apis';
+import { createAppKey, publishTableApis } from '../support/table-apis';
 
 /**
  * Issue 24 item 1 (README "Writing rows", "Add many rows"): `addMany<Base>(rows)` writes its rows
@@ -42,6 +42,7 @@ for (const dialect of SALES_DIALECTS) {
     let token: string;
     let userToken: string;
     let db: SalesDatabase;
+    let appId: string;
     const address = `add-many-${dialect.type}`;
     // orders.placed_at: a DateTime with zone, or SQLite's LocalDateTime.
     const placedAt = dialect.type === 'sqlite' ? '2024-01-01T00:00:00' : '2024-01-01T00:00:00Z';
@@ -63,9 +64,8 @@ for (const dialect of SALES_DIALECTS) {
       run = await startApp();
       token = await run.adminToken();
       db = await dialect.create(run.dataDir);
-      const appId = (
-        await run.http('POST', '/api/apps', { token, body: { name: 'Bulk', address } })
-      ).body.id as string;
+      appId = (await run.http('POST', '/api/apps', { token, body: { name: 'Bulk', address } })).body
+        .id as string;
       await registerSalesDatabase(run, token, appId, dialect.type, db);
       if (dialect.type === 'postgres') {
         await db.exec(
@@ -165,6 +165,37 @@ for (const dialect of SALES_DIALECTS) {
       expect(error?.message).toMatch(/^rows\[1\]: /);
       expect(pools.statementsExecuted).toBe(before);
       expect(await emails('long-')).toEqual([]);
+    });
+
+    it('every row written counts in the cost, whatever the answer selects (literal and variables)', async () => {
+      // max(1, ⌈rows / 100⌉ + 10 × mutation fields): 150 rows written, none answered, cost 12.
+      const key = await createAppKey(run, token, appId, `bulk-writer-${dialect.type}`);
+      const rows = (prefix: string) =>
+        Array.from({ length: 150 }, (_, i) => ({
+          name: `C${i}`,
+          email: `${prefix}-${i}@example.com`,
+        }));
+      const literalForm = await run.http('POST', `/api/graphql/${address}`, {
+        body: {
+          query: `mutation { addManyCustomers(rows: ${literal(rows('cost-a'))}) { affected } }`,
+        },
+        headers: { 'x-api-key': key },
+      });
+      const variablesForm = await run.http('POST', `/api/graphql/${address}`, {
+        body: {
+          query:
+            'mutation Bulk($rows: [CustomersAddInput!]!) { addManyCustomers(rows: $rows) { affected } }',
+          variables: { rows: rows('cost-b') },
+        },
+        headers: { 'x-api-key': key },
+      });
+      for (const res of [literalForm, variablesForm]) {
+        expect(res.body.errors).toBeUndefined();
+        expect(res.body.data).toEqual({ addManyCustomers: { affected: 150 } });
+        expect(res.body.extensions.cost).toMatchObject({ requested: 12, actual: 12 });
+      }
+      expect(await emails('cost-a-')).toHaveLength(150);
+      expect(await emails('cost-b-')).toHaveLength(150);
     });
 
     it('refuses more rows than LIMIT_BULK_ROWS before any SQL', async () => {

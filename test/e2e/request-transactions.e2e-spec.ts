@@ -150,6 +150,23 @@ for (const dialect of SALES_DIALECTS) {
         // The lost connection is the datasource's failure, told as such (CONTRACT.md §6).
         expect(codes(res).b).toBe('DATASOURCE_UNAVAILABLE');
         expect(await emails('killed@example.com')).toEqual([]);
+
+        // The same with variables, as clients send them.
+        const withVariables = run.http('POST', `/api/graphql/${address}`, {
+          body: {
+            query: `mutation Kill($name: String!, $email: String!) {
+              a: addCustomers(name: $name, email: $email) { id }
+              b: addOrders(customer_id: 1, status: "NEW", total: "1.00", placed_at: "2024-01-01T00:00:00Z") { id } }`,
+            variables: { name: 'Killed Too', email: 'killed-too@example.com' },
+          },
+          headers: { authorization: `Bearer ${token}` },
+        }) as Promise<Answer>;
+        await new Promise((resolve) => setTimeout(resolve, 700));
+        await killOtherConnections(dialect.type, db);
+        const again = await withVariables;
+        expect(again.body.data).toEqual({ a: null, b: null });
+        expect(codes(again)).toEqual({ a: 'ROLLED_BACK', b: 'DATASOURCE_UNAVAILABLE' });
+        expect(await emails('killed-too@example.com')).toEqual([]);
       });
     }
   });

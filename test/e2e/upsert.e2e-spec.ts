@@ -487,6 +487,29 @@ for (const dialect of SALES_DIALECTS) {
           (updated.body.data!.upsertMembers as { row: { name: string } }).row.name,
         );
       }
+      // upsertMany with variables, as clients send it: two racing requests over the same two new keys.
+      for (let round = 0; round < 3; round++) {
+        const keys = [`m-racev-${round}-a@example.com`, `m-racev-${round}-b@example.com`];
+        const send = (name: string) =>
+          run.http('POST', `/api/graphql/${address}`, {
+            body: {
+              query: `mutation Sync($rows: [MembersAddInput!]!) {
+                upsertManyMembers(on: email, rows: $rows) { inserted updated rows { status } } }`,
+              variables: { rows: keys.map((email) => ({ email, name, city: 'Porto' })) },
+            },
+            headers: { authorization: `Bearer ${token}` },
+          }) as Promise<Answer>;
+        const answers = await Promise.all([send('Racer'), send('Racer')]);
+        const counts = answers.map((a) => {
+          expect(a.status).toBe(200);
+          expect(a.body.errors).toBeUndefined();
+          return a.body.data!.upsertManyMembers as { inserted: number; updated: number };
+        });
+        // Each key inserted by one request and updated by the other: never a duplicate.
+        expect(counts.reduce((n, c) => n + c.inserted, 0)).toBe(2);
+        expect(counts.reduce((n, c) => n + c.updated, 0)).toBe(2);
+        for (const email of keys) expect(await members(email)).toHaveLength(1);
+      }
     });
   });
 }

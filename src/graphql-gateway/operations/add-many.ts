@@ -241,6 +241,9 @@ export async function insertRows(
     for (const { query, indices } of insertStatements(conn.dialect, node, group, returning)) {
       const values = indices.length === 1 ? planned[indices[0]] : [];
       const result = await runWrite(conn.run, conn.dialect, node, 'insert', query, values, checked);
+      // Every row written counts once against the request's rows (and its cost): as a row the
+      // INSERT answered, else here (README "Cost budgets").
+      ctx.budget.chargeRows(Math.max(0, indices.length - result.rows.length), 0);
       affected += result.affected ?? indices.length;
       result.rows.forEach((row, i) => (answered[indices[i]] = row));
     }

@@ -108,6 +108,9 @@ export function addResolver(
     const write = async (run: Run) => {
       await refuseHiddenReferences(run, conn.dialect, before, sent);
       const result = await runWrite(run, conn.dialect, node, 'insert', insert, values, checked);
+      // The row written counts once against the request's rows (and its cost): as the row the
+      // INSERT answered, else here (README "Cost budgets").
+      ctx.budget.chargeRows(Math.max(0, 1 - result.rows.length), 0);
       if (readsRow) {
         const written: Record<string, unknown> = { ...result.rows[0] };
         for (const v of values) if (!(v.column in written)) written[v.column] = v.value;

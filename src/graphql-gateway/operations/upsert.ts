@@ -278,6 +278,8 @@ interface UpsertRequest {
   when: Condition;
   scope: Condition;
   checked: boolean;
+  /** Charges rows written to the request's rows (and its cost, README "Cost budgets"). */
+  charge: (rows: number) => void;
 }
 
 /** The update columns of a chunk: as sent (less the key), or every column it sets but the key. */
@@ -516,7 +518,10 @@ async function write(
   const { node, dialect, run, checked } = request;
   const values = chunk.rows.length === 1 ? chunk.rows[0].values : [];
   try {
-    return await runWrite(run, dialect, node, 'insert', query, values, checked);
+    const result = await runWrite(run, dialect, node, 'insert', query, values, checked);
+    // Every row sent counts once: as a row the statement answered, else here.
+    request.charge(Math.max(0, chunk.rows.length - result.rows.length));
+    return result;
   } catch (error) {
     const cause = error instanceof DatabaseRefusalError ? error.cause : error;
     if ((cause as { code?: unknown } | undefined)?.code === '21000') {
@@ -673,6 +678,7 @@ async function upsertRows(
     when: planWhere(node, args.when, dialect, ctx.scopes),
     scope,
     checked: !admitsEveryRow(scope),
+    charge: (rows) => ctx.budget.chargeRows(rows, 0),
   };
   const chunks = chunksOf(dialect, planned);
   const updates = chunks.map((chunk) => updateColumns(request, chunk));

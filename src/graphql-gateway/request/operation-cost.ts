@@ -391,6 +391,8 @@ export function checkRequestCost(
             `${label}: writes ${written.toLocaleString('en-US')} rows with their nested rows; the limit is ${most}: send them in several requests`,
           );
         }
+        // Each row written counts as a row (README "Cost budgets"), whatever the answer selects.
+        total = Math.min(total + written, Number.MAX_SAFE_INTEGER);
       }
       // An order through relations: one correlated subquery per relation it names.
       const orderArg = field.definition.args.find((a) => a.name === 'order')?.type;
