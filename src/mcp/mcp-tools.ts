@@ -90,6 +90,48 @@ const order = z
 const columns = z.array(z.string().max(200)).max(1000);
 const values = z.record(z.string(), z.unknown());
 
+/** Per-column measures of `aggregate_rows`. */
+const measures = Object.fromEntries(
+  COLUMN_MEASURES.map((m) => [m, columns.optional().describe(`Columns to answer ${m} of.`)]),
+) as Record<(typeof COLUMN_MEASURES)[number], z.ZodOptional<typeof columns>>;
+
+/** Each tool's arguments: made once, so their JSON Schemas are converted once (`listedOnly`). */
+const INPUTS = {
+  describe_apis: z.object({
+    apis: z.array(z.string().max(200)).max(1000).optional().describe('Only these APIs.'),
+    nameOnly: z.boolean().optional().describe('Only the API names.'),
+  }),
+  get_rows: z.object({
+    api,
+    where,
+    order,
+    take: z.number().int().min(0).max(MAX_TAKE).optional(),
+    skip: z.number().int().min(0).optional(),
+    fields: columns.optional().describe('Columns to answer; default every column.'),
+    include: z
+      .record(z.string(), columns)
+      .optional()
+      .describe(
+        `Related rows to read with each row: {"<navigation>": ["<column>", …]} ([]: every column); a one-to-many navigation reads at most ${INCLUDE_TAKE} rows per row. describe_apis lists each API's navigations.`,
+      ),
+  }),
+  count_rows: z.object({ api, where }),
+  aggregate_rows: z.object({
+    api,
+    where,
+    groupBy: columns.optional().describe('Columns to group by.'),
+    buckets: values.optional().describe('YEAR/MONTH/DAY/HOUR of a grouped date column.'),
+    having: values.optional().describe('Conditions on the groups (<Base>Having).'),
+    order: z.array(values).max(100).optional().describe('Sort of the groups (<Base>GroupOrder).'),
+    take: z.number().int().min(0).optional(),
+    skip: z.number().int().min(0).optional(),
+    ...measures,
+  }),
+  add_row: z.object({ api, values }),
+  update_row: z.object({ api, key: values, set: values }),
+  delete_row: z.object({ api, key: values }),
+};
+
 /**
  * A tool error as the caller reads it (CONTRACT.md §6 error codes): `{"error": {code, message,
  * field?}}` as text, never `structuredContent` (1.x clients would validate it against the
@@ -170,16 +212,35 @@ async function runTool(
  * a bad one as our tool error (the SDK would answer its own text).
  */
 function listedOnly(schema: z.ZodType): StandardSchemaWithJSON {
-  return {
-    '~standard': {
-      version: 1,
-      vendor: 'tablegraph',
-      validate: (value: unknown) => ({ value }),
-      jsonSchema: (schema['~standard'] as unknown as StandardSchemaWithJSON['~standard'])
-        .jsonSchema,
-    },
-  } as StandardSchemaWithJSON;
+  let listed = LISTED.get(schema);
+  if (!listed) {
+    type JsonSchemaOf = StandardSchemaWithJSON['~standard']['jsonSchema'];
+    const convert = (schema['~standard'] as unknown as { jsonSchema: JsonSchemaOf }).jsonSchema;
+    const converted = new Map<string, Record<string, unknown>>();
+    // zod converts on every call; the arguments never change, so once per direction and target.
+    const once =
+      (direction: 'input' | 'output') =>
+      (options: Parameters<JsonSchemaOf['input']>[0]): Record<string, unknown> => {
+        const key = `${direction}:${options.target}`;
+        let json = converted.get(key);
+        if (!json) converted.set(key, (json = convert[direction](options)));
+        return structuredClone(json);
+      };
+    listed = {
+      '~standard': {
+        version: 1,
+        vendor: 'tablegraph',
+        validate: (value: unknown) => ({ value }),
+        jsonSchema: { input: once('input'), output: once('output') },
+      },
+    } as StandardSchemaWithJSON;
+    LISTED.set(schema, listed);
+  }
+  return listed;
 }
+
+/** {@link listedOnly}'s wrapper of each tool's arguments. */
+const LISTED = new WeakMap<z.ZodType, StandardSchemaWithJSON>();
 
 /**
  * Registers a tool whose arguments are checked against `input` (zod) before `body` runs: a
@@ -292,10 +353,7 @@ export function mcpServerFor(session: McpSession, version: string): McpServer {
       title: 'Describe the APIs',
       description:
         'The APIs this key may call: for each, its tools, key, fields (type, nullable, enum values, filter operators, orderable), navigations and the columns add_row and update_row take.',
-      input: z.object({
-        apis: z.array(z.string().max(200)).max(1000).optional().describe('Only these APIs.'),
-        nameOnly: z.boolean().optional().describe('Only the API names.'),
-      }),
+      input: INPUTS.describe_apis,
       outputSchema: jsonSchemaOnly({
         type: 'object',
         properties: { apis: { type: 'array', items: { type: 'object' } } },
@@ -324,20 +382,7 @@ export function mcpServerFor(session: McpSession, version: string): McpServer {
     {
       title: 'Read rows',
       description: `Rows of an API matching where, sorted by order, at most take (default ${DEFAULT_TAKE}, at most ${MAX_TAKE}) after skip; fields picks columns (default all), include reads related rows through navigations. nextSkip, when present, reads the next page.`,
-      input: z.object({
-        api,
-        where,
-        order,
-        take: z.number().int().min(0).max(MAX_TAKE).optional(),
-        skip: z.number().int().min(0).optional(),
-        fields: columns.optional().describe('Columns to answer; default every column.'),
-        include: z
-          .record(z.string(), columns)
-          .optional()
-          .describe(
-            `Related rows to read with each row: {"<navigation>": ["<column>", …]} ([]: every column); a one-to-many navigation reads at most ${INCLUDE_TAKE} rows per row. describe_apis lists each API's navigations.`,
-          ),
-      }),
+      input: INPUTS.get_rows,
       outputSchema: jsonSchemaOnly({
         type: 'object',
         properties: {
@@ -373,7 +418,7 @@ export function mcpServerFor(session: McpSession, version: string): McpServer {
     {
       title: 'Count rows',
       description: 'How many rows of an API match where.',
-      input: z.object({ api, where }),
+      input: INPUTS.count_rows,
       outputSchema: jsonSchemaOnly({
         type: 'object',
         properties: { api: apiName, count: { type: 'integer' } },
@@ -389,9 +434,6 @@ export function mcpServerFor(session: McpSession, version: string): McpServer {
       ),
   );
 
-  const measures = Object.fromEntries(
-    COLUMN_MEASURES.map((m) => [m, columns.optional().describe(`Columns to answer ${m} of.`)]),
-  ) as Record<(typeof COLUMN_MEASURES)[number], z.ZodOptional<typeof columns>>;
   registerChecked(
     server,
     'aggregate_rows',
@@ -399,21 +441,7 @@ export function mcpServerFor(session: McpSession, version: string): McpServer {
       title: 'Aggregate rows',
       description:
         'Groups of the rows matching where: count, and countDistinct/sum/avg/min/max of the columns named, grouped by groupBy (none: one group), with having, order, take (default 100) and skip as in the GraphQL aggregate<Base> operation.',
-      input: z.object({
-        api,
-        where,
-        groupBy: columns.optional().describe('Columns to group by.'),
-        buckets: values.optional().describe('YEAR/MONTH/DAY/HOUR of a grouped date column.'),
-        having: values.optional().describe('Conditions on the groups (<Base>Having).'),
-        order: z
-          .array(values)
-          .max(100)
-          .optional()
-          .describe('Sort of the groups (<Base>GroupOrder).'),
-        take: z.number().int().min(0).optional(),
-        skip: z.number().int().min(0).optional(),
-        ...measures,
-      }),
+      input: INPUTS.aggregate_rows,
       outputSchema: jsonSchemaOnly({
         type: 'object',
         properties: { api: apiName, groups: { type: 'array', items: { type: 'object' } } },
@@ -441,7 +469,7 @@ export function mcpServerFor(session: McpSession, version: string): McpServer {
       title: 'Add a row',
       description:
         'Adds one row: values names each column (describe_apis lists what add_row takes; required columns must be there). Answers the row as stored, or null where the database cannot return it.',
-      input: z.object({ api, values }),
+      input: INPUTS.add_row,
       outputSchema: jsonSchemaOnly(written),
       annotations: {
         readOnlyHint: false,
@@ -465,7 +493,7 @@ export function mcpServerFor(session: McpSession, version: string): McpServer {
       title: 'Update a row',
       description:
         'Changes the columns in set of the row whose key columns are key; only the columns sent change. Answers the row, or null when no such row is within reach.',
-      input: z.object({ api, key: values, set: values }),
+      input: INPUTS.update_row,
       outputSchema: jsonSchemaOnly(written),
       annotations: {
         readOnlyHint: false,
@@ -489,7 +517,7 @@ export function mcpServerFor(session: McpSession, version: string): McpServer {
       title: 'Delete a row',
       description:
         'Deletes the row whose key columns are key. Off unless the key was created with mcpDeletes: true. Answers deleted: false when no such row is within reach.',
-      input: z.object({ api, key: values }),
+      input: INPUTS.delete_row,
       outputSchema: jsonSchemaOnly({
         type: 'object',
         properties: { api: apiName, deleted: { type: 'boolean' } },
