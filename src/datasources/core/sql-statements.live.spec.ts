@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import { Client } from 'pg';
 import { SERVICE_URLS, describeWith } from '../../../test/support/services';
+import { ErrorCode } from '../../common/domain-error';
 import { StatementRefusal } from '../datasources.errors';
 import { MysqlDialect } from '../mysql/dialect';
 import { PostgresDialect } from '../postgres/dialect';
@@ -220,23 +221,6 @@ describeWith('postgres')('SQL API statements on PostgreSQL', () => {
     expect([await count('customers'), await count('orders')]).toEqual(before);
   });
 
-  it('runs a statement on the connection that described it (the prepared one left its cache)', async () => {
-    const single = await dialect.open(SERVICE_URLS.mysql.replace(/\/[^/]*$/, `/${tag}`), {
-      ...LIMITS,
-      poolSize: 1,
-    });
-    try {
-      const statement = parseNamedStatement('SELECT name FROM customers WHERE id = :id', 'mysql');
-      for (let i = 0; i < 2; i++) {
-        await dialect.describeStatement(single, statement);
-        const { rows } = await single.run({ sql: statement.sql, params: [1] });
-        expect(rows).toEqual([{ name: 'Ana' }]);
-      }
-    } finally {
-      await single.close();
-    }
-  });
-
   it('readOnly refuses an INSERT and a function that writes from a SELECT, committing nothing', async () => {
     const insert = await refusalOf(
       pool.readOnly((run) => run({ sql: "INSERT INTO audit (note) VALUES ('x')", params: [] })),
@@ -263,6 +247,26 @@ describeWith('postgres')('SQL API statements on PostgreSQL', () => {
     setTimeout(() => abort.abort(new Error('caller left')), 100);
     await expect(call).rejects.toThrow('caller left');
     expect((await pool.run({ sql: 'SELECT 1 AS one', params: [] })).rows).toEqual([{ one: 1 }]);
+  });
+
+  it('readOnly keeps the statement deadline (TIMEOUT), and the connection serves writes after', async () => {
+    const url = SERVICE_URLS.postgres.replace(/\/[^/]*$/, `/${tag}`);
+    const quick = await dialect.open(url, { ...LIMITS, poolSize: 1, statementTimeoutMs: 200 });
+    try {
+      const code = await quick
+        .readOnly((run) => run({ sql: 'SELECT pg_sleep(2)', params: [] }))
+        .then(
+          () => 'resolved',
+          (e: unknown) => (e as { code?: string }).code,
+        );
+      expect(code).toBe(ErrorCode.Timeout);
+      // The one connection was rolled back, not left read-only: a write commits.
+      await quick.run({ sql: "INSERT INTO audit (note) VALUES ('after timeout')", params: [] });
+      expect(await count('audit')).toBe(1);
+      await db.query('DELETE FROM audit');
+    } finally {
+      await quick.close();
+    }
   });
 
   it('filters, orders and pages around the statement', async () => {
@@ -522,5 +526,34 @@ describe('SQL API statements on SQLite', () => {
       { name: 'Bo', total: 40 },
       { name: 'Ana', total: 15.75 },
     ]);
+  });
+
+  it('readOnly stops a statement at its deadline (TIMEOUT) or on the signal, and writes work after', async () => {
+    const quick = await dialect.open(`sqlite:${file}`, { ...LIMITS, statementTimeoutMs: 200 });
+    // A read that runs for about a second (a million recursive rows): its worker thread is
+    // ended, with its connection (the native step still runs to its end: ADR 0005).
+    const slow =
+      'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000) SELECT count(*) AS c FROM n';
+    try {
+      const code = await quick
+        .readOnly((run) => run({ sql: slow, params: [] }))
+        .then(
+          () => 'resolved',
+          (e: unknown) => (e as { code?: string }).code,
+        );
+      expect(code).toBe(ErrorCode.Timeout);
+      const abort = new AbortController();
+      const call = pool.readOnly((run) => run({ sql: slow, params: [] }, { signal: abort.signal }));
+      setTimeout(() => abort.abort(new Error('caller left')), 100);
+      await expect(call).rejects.toThrow('caller left');
+      const before = count('audit');
+      // (On the pool with the longer deadline: a new worker thread takes time to start.)
+      for (let i = 0; i < 4; i++) {
+        await pool.run({ sql: 'INSERT INTO audit (note) VALUES (?)', params: ['after'] });
+      }
+      expect(count('audit')).toBe(before + 4);
+    } finally {
+      await quick.close();
+    }
   });
 });
