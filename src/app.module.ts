@@ -21,6 +21,7 @@ import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { RemovalsModule } from './removals/removals.module';
 import { RedisModule } from './redis/redis.module';
 import { SqlApisModule } from './sql-apis/sql-apis.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 import { TableApisModule } from './table-apis/table-apis.module';
 
 /** The whole service, for a validated configuration; `logLevel` overrides the configured one. */
@@ -46,6 +47,7 @@ export class AppModule {
         EnumsModule,
         TableApisModule,
         SqlApisModule,
+        WebhooksModule,
         ApiKeysModule,
         AppAccessModule,
         RemovalsModule,

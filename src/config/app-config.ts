@@ -48,6 +48,12 @@ export interface AppConfig {
   http: HttpServerConfig;
   /** `OPENAPI_PUBLIC`: serve Swagger UI and the OpenAPI document; default on outside production. */
   openApiPublic: boolean;
+  /**
+   * `WEBHOOKS_ALLOW_PRIVATE_TARGETS` (default off; tests and development only, README "Webhooks"):
+   * webhook URLs may reach loopback and private addresses. Off, they are refused at save and at
+   * every delivery after DNS resolution.
+   */
+  webhooksAllowPrivateTargets: boolean;
 }
 
 /**
@@ -302,6 +308,7 @@ export function loadConfig(env: Env, defaults: { demo: boolean }): AppConfig {
     operations: operations(env, production),
     http: httpServer(env),
     openApiPublic: flag(env, 'OPENAPI_PUBLIC', !production),
+    webhooksAllowPrivateTargets: flag(env, 'WEBHOOKS_ALLOW_PRIVATE_TARGETS', false),
   };
 }
 

@@ -7,6 +7,7 @@ import type { PlatformSession } from '../platform/sessions.service';
 import type { RequestBudget } from './request/request-budget';
 import type { RequestTransaction } from './request/request-transaction';
 import type { RowScopes } from './request/row-scopes';
+import type { ChangeCapture } from '../webhooks/change-capture';
 
 /** Who is calling the GraphQL endpoint (CONTRACT.md §6 caller table). */
 export type Caller =
@@ -48,4 +49,9 @@ export interface GatewayContext {
    * runs in it; absent for queries.
    */
   transaction?: RequestTransaction;
+  /**
+   * A mutation request's changes for webhooks (README "Webhooks"): the write operations record
+   * the rows they change; handed to the outbox once the transaction committed.
+   */
+  changes?: ChangeCapture;
 }

@@ -59,6 +59,7 @@ import { costPoints, requestedPoints } from './request/request-points';
 import { mutationDatasource, RequestTransaction } from './request/request-transaction';
 import { RowScopes } from './request/row-scopes';
 import { ExecutableSchema, SchemaProviderService } from './schema-provider.service';
+import { WebhooksService } from '../webhooks/webhooks.service';
 
 /**
  * A request value its column cannot hold or compare with, as the database said (never a 500):
@@ -169,6 +170,7 @@ export class GraphqlHttpEndpoint {
     private readonly costBudgets: CostBudgetsService,
     private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly webhooks: WebhooksService,
   ) {
     // A GraphQL query text may be 100 KB (LIMIT_QUERY_BYTES); variables add to it.
     this.readJsonBody = json({ limit: Math.max(1_048_576, config.limits.queryBytes * 2) });
@@ -597,7 +599,7 @@ export class GraphqlHttpEndpoint {
       budget,
       scopes: new RowScopes(rules.permissions, caller, rules.model),
       loaders: new WeakMap(),
-      ...(transaction && { transaction }),
+      ...(transaction && { transaction, changes: this.webhooks.capture(appId, caller) }),
       connection: (id) => {
         let conn = connections.get(id);
         if (!conn) {

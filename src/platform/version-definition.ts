@@ -131,6 +131,28 @@ export interface SqlApiDefinition {
   updatedAt: string;
 }
 
+/** A change a webhook may listen to (README "Webhooks"). */
+export type WebhookEvent = 'inserted' | 'updated' | 'deleted';
+
+/**
+ * A webhook (issue 28 item 1, README "Webhooks"): committed changes of the rows of its Table APIs
+ * POSTed to `url`, signed per Standard Webhooks. Versioned like Table APIs and fired only from
+ * the main version; its secret and delivery state are kept outside the document
+ * (`webhook_endpoint`), so a version never holds a secret.
+ */
+export interface WebhookDefinition {
+  id: string;
+  name: string;
+  /** `https://…` (or `http://…`); its host must resolve to public addresses only. */
+  url: string;
+  /** Table API ids whose rows' changes it receives. */
+  apis: string[];
+  events: WebhookEvent[];
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
 /**
  * The definitions of one app version, kept as one JSON document whose revision grows with every
  * change (docs/adr/0003-versioned-definition-document.md).
@@ -141,6 +163,8 @@ export interface VersionDefinition {
   apis: TableApiDefinition[];
   /** SQL APIs (README "SQL APIs"); absent in documents saved before they existed: none. */
   sqlApis?: SqlApiDefinition[];
+  /** Webhooks (README "Webhooks"); absent in documents saved before they existed: none. */
+  webhooks?: WebhookDefinition[];
   /** Row rules per role (CONTRACT.md §4); filled by the app-access module. */
   permissions: Record<string, unknown>;
 }

@@ -19,6 +19,7 @@ import type {
   Condition,
   Dialect,
 } from '../../datasources/core/dialect';
+import { rowsInserted } from '../../webhooks/change-capture';
 import { PARAMETER_LIMITS } from '../../datasources/core/sql-compiler';
 import type { DatasourceConnection } from '../../datasources/datasource-pools.service';
 import type { ModelTable } from '../../platform/version-definition';
@@ -217,8 +218,10 @@ export async function insertRows(
       `${pathOf(0)}: nested rows need the parent's key back from the INSERT, which this database cannot return; add the children with their own add`,
     );
   }
+  // Webhooks read the inserted rows again by key (README "Webhooks").
+  const watching = (await ctx.changes?.watches(node.table, 'inserted')) ?? false;
   const returning = at.returnsRows
-    ? [...new Set([...requested, ...(checked ? key : []), ...parents])]
+    ? [...new Set([...requested, ...(checked || watching ? key : []), ...parents])]
     : [...requested];
   // A foreign key to a row the caller cannot see is refused before anything is written.
   const references = referencesOf(at.tables, node.table).filter(
@@ -249,6 +252,10 @@ export async function insertRows(
     }
   }
   if (checked) await refuseOutsideRule(conn, node, answered, scope, at.returnsRows);
+  if (watching) {
+    const known = answered.map((row, i) => ({ ...byColumn(planned[i]), ...row }));
+    await rowsInserted(ctx, conn, node.table, known);
+  }
   await insertChildren(at, node, rows, answered, pathOf);
   return { affected, answered };
 }

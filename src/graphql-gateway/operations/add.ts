@@ -11,6 +11,7 @@ import type { GatewayContext } from '../gateway-context';
 import { columnKinds, columnModels, selectColumns, shapeRows, tableRef } from '../query-planner';
 import { admitsEveryRow } from '../request/row-scopes';
 import { planValues, type Reference, referencesOf, writableColumns } from '../write-planner';
+import { rowsInserted } from '../../webhooks/change-capture';
 import { invalidInput } from '../../common/domain-error';
 import type { ModelTable } from '../../platform/version-definition';
 import { insertChildren, nestedRowArgs } from './add-many';
@@ -83,7 +84,9 @@ export function addResolver(
     const nested = node.navigations.filter(
       (n) => n.navigation.kind === 'oneToMany' && Array.isArray(args[n.navigation.name]),
     );
-    const readsRow = checked || after.length > 0 || nested.length > 0;
+    // Webhooks read the new row again by key (README "Webhooks").
+    const watching = (await ctx.changes?.watches(node.table, 'inserted')) ?? false;
+    const readsRow = checked || after.length > 0 || nested.length > 0 || watching;
     const requested = capabilities.insertReturning
       ? selectColumns(node, info.fieldNodes, info.fragments)
       : [];
@@ -117,6 +120,7 @@ export function addResolver(
         if (!(key[0] in written) && result.insertId !== undefined)
           written[key[0]] = result.insertId;
         const known = key.length > 0 && key.every((c) => written[c] !== undefined);
+        if (watching) await rowsInserted(ctx, conn, node.table, [written]);
         if (after.length > 0) {
           const row = capabilities.insertReturning
             ? written

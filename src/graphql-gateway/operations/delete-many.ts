@@ -1,3 +1,4 @@
+import { changesAfter, changesBefore } from '../../webhooks/change-capture';
 import { type GraphQLFieldResolver, GraphQLInt, GraphQLNonNull, GraphQLObjectType } from 'graphql';
 import { ALL_ROWS } from '../../datasources/core/dialect';
 import type { RowNode } from '../api-tree';
@@ -39,6 +40,7 @@ export function deleteManyResolver(
     const table = tableRef(node.table);
     const where = planWhere(node, args.where, dialect, ctx.scopes);
     const scope = ctx.scopes.of(node.table, dialect);
+    const seen = await changesBefore(ctx, conn, node.table, 'deleted', where, scope, atMost + 1);
     let affected = 0;
     if (mustGoByKey(node, dialect, where, scope)) {
       // MySQL cannot DELETE from a table a subquery of the same statement reads: go by key.
@@ -60,6 +62,7 @@ export function deleteManyResolver(
     }
     if (affected > atMost) throw tooManyRows(affected, atMost, 'delete');
     ctx.budget.chargeRows(affected, 0);
+    await changesAfter(ctx, conn, seen, 'deleted');
     return { affected };
   });
 }

@@ -1,3 +1,4 @@
+import { changesAfter, changesBefore } from '../../webhooks/change-capture';
 import {
   type GraphQLFieldConfigArgumentMap,
   type GraphQLFieldResolver,
@@ -21,6 +22,8 @@ export function deleteResolver(node: RowNode): GraphQLFieldResolver<unknown, Gat
   return withGraphQLArguments(async (_source, args, ctx) => {
     const conn = await ctx.connection(node.table.datasourceId);
     const where = primaryKeyCondition(node, args, conn.dialect);
+    const scope = ctx.scopes.of(node.table, conn.dialect);
+    const seen = await changesBefore(ctx, conn, node.table, 'deleted', where, scope, 1);
     const { affected } = await runWrite(
       conn.run,
       conn.dialect,
@@ -29,9 +32,10 @@ export function deleteResolver(node: RowNode): GraphQLFieldResolver<unknown, Gat
       conn.dialect.compileDelete({
         table: tableRef(node.table),
         where,
-        scope: ctx.scopes.of(node.table, conn.dialect),
+        scope,
       }),
     );
+    await changesAfter(ctx, conn, seen, 'deleted');
     return (affected ?? 0) > 0;
   });
 }

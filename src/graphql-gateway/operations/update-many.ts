@@ -1,3 +1,4 @@
+import { changesAfter, changesBefore } from '../../webhooks/change-capture';
 import {
   type GraphQLFieldResolver,
   GraphQLInputObjectType,
@@ -122,6 +123,7 @@ export function updateManyResolver(
       );
     }
     await refuseHiddenReferences(conn.run, dialect, guarded, sent);
+    const seen = await changesBefore(ctx, conn, node.table, 'updated', where, scope, atMost + 1);
 
     let affected = 0;
     const answered: Record<string, unknown>[] = [];
@@ -189,6 +191,7 @@ export function updateManyResolver(
     const rows = capabilities.updateReturning
       ? shapeRows(node.table, returning, byPrimaryKey(node, answered), dialect)
       : null;
+    await changesAfter(ctx, conn, seen, 'updated');
     return { affected, rows };
   });
 }

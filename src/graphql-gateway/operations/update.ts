@@ -1,3 +1,4 @@
+import { changesAfter, changesBefore } from '../../webhooks/change-capture';
 import {
   type GraphQLFieldConfigArgumentMap,
   type GraphQLFieldResolver,
@@ -71,6 +72,7 @@ export function updateResolver(
     });
     const underRule = !admitsEveryRow(scope);
     const guarded = guardedReferences(references, set, ctx.scopes, conn.dialect);
+    const seen = await changesBefore(ctx, conn, node.table, 'updated', where, scope, 1);
     let rows: Record<string, unknown>[];
     if (set.length === 0) {
       rows = (await conn.run(readBack)).rows;
@@ -121,6 +123,7 @@ export function updateResolver(
         return back;
       });
     }
+    await changesAfter(ctx, conn, seen, 'updated');
     return shapeRows(node.table, returning, rows, conn.dialect)[0] ?? null;
   });
 }

@@ -235,6 +235,8 @@ export async function executeOperation(
         formatExecutionError(new GraphQLError('commit failed', { originalError: error as Error })),
       ]);
     }
+    // Committed: the webhooks' outbox rows (README "Webhooks").
+    await context.changes?.committed();
   } else if (exceeded) {
     return {
       errors: [{ message: exceeded.message, extensions: { code: GRAPHQL_CODE_OF[exceeded.code] } }],
