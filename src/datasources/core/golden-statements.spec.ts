@@ -289,7 +289,7 @@ describe('SQL Server describeStatement (answers in the procedures’ documented 
       parseNamedStatement('SELECT 1', 'mssql'),
     );
     expect(pool.asked.map((q) => q.sql)).toEqual([MSSQL_DESCRIBE_RESULT_SQL]);
-    expect(pool.asked[0].params).toEqual(['SELECT 1', '']);
+    expect(pool.asked[0].params).toEqual(['SELECT 1', null]);
     expect(described.columns).toEqual([
       { name: '', databaseType: 'int', kind: 'int', nullable: false },
     ]);

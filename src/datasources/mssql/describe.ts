@@ -14,7 +14,7 @@ export const MSSQL_DESCRIBE_PARAMETERS_SQL =
 /**
  * The first result set's columns of a batch (SQL Server docs, "sp_describe_first_result_set"):
  * `name`, `is_nullable`, `system_type_name`, `is_hidden`, in `column_ordinal` order. `@p1`: the
- * statement's text, `@p2`: its parameters' declarations (`@p1 int, @p2 nvarchar(4000)`).
+ * statement's text, `@p2`: its parameters' declarations (`@p1 int, @p2 nvarchar(4000)`), or NULL.
  */
 export const MSSQL_DESCRIBE_RESULT_SQL =
   'EXEC sys.sp_describe_first_result_set @tsql = @p1, @params = @p2, @browse_information_mode = 0';
@@ -77,7 +77,8 @@ export async function describeMssqlStatement(
       });
       const { rows } = await run({
         sql: MSSQL_DESCRIBE_RESULT_SQL,
-        params: [statement.sql, declared.join(', ')],
+        // No declarations: NULL, as sp_executesql takes no @params (an empty text is no list).
+        params: [statement.sql, declared.length ? declared.join(', ') : null],
       });
       return {
         parameters: statement.names.map((name, i) => {
