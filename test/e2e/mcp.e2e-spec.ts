@@ -417,6 +417,15 @@ for (const dialect of CASES) {
       expect(tooLarge.code).toBe('BAD_USER_INPUT');
       expect(tooLarge.message).toMatch(/get_rows[\s\S]*500[\s\S]*take/);
 
+      // A filter nested deeper than variables may be (256 levels) is refused before any SQL.
+      let deep: Record<string, unknown> = { title: { eq: 'x' } };
+      for (let i = 0; i < 300; i++) deep = { and: [deep] };
+      const tooDeep = errorOf(
+        await client.callTool({ name: 'count_rows', arguments: { api: 'books', where: deep } }),
+      );
+      expect(tooDeep.code).toBe('BAD_USER_INPUT');
+      expect(tooDeep.message).toMatch(/256/);
+
       // The GraphQL limits hold: 1,001 items in one `in` list (LIMIT_IN_LIST 1,000).
       const many = Array.from({ length: 1001 }, (_, i) => String(i + 1));
       const tooMany = errorOf(
