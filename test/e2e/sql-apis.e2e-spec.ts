@@ -1,5 +1,5 @@
 import { RunningApp, startApp } from '../support/app-harness';
-import { CUSTOMERS, ORDERS } from '../support/sales-fixture';
+import { CUSTOMERS, ORDER_LINES, ORDERS } from '../support/sales-fixture';
 import {
   registerSalesDatabase,
   SALES_DIALECTS,
@@ -495,6 +495,44 @@ for (const dialect of SALES_DIALECTS) {
         extensions: { code: 'FORBIDDEN' },
       });
     });
+
+    it('lets anonymous callers in only where the SQL API is public', async () => {
+      await publishSql(
+        { name: 'orderCount', public: true, statement: 'SELECT count(*) AS n FROM orders' },
+        { n: { kind: 'int', nullable: false } },
+      );
+      await publishVersion();
+      expect((await gql('{ orderCount { n } }', {})).body).toEqual({
+        data: { orderCount: [{ n: ORDERS.length }] },
+      });
+      const closed = await gql('{ cities { id } }', {});
+      expect(closed.status).toBe(401);
+    });
+
+    // MariaDB does not describe a write's RETURNING columns (README "SQL APIs: statements").
+    if (dialect.type !== 'mysql') {
+      it("answers the rows a mutation kind's RETURNING gives", async () => {
+        await publishSql(
+          {
+            name: 'deleteLine',
+            kind: 'mutation',
+            statement: 'DELETE FROM order_lines WHERE id = :id RETURNING id, product',
+          },
+          { id: { kind: 'int', nullable: false }, product: { kind: 'text', nullable: false } },
+          { id: { kind: 'int' } },
+        );
+        await publishVersion();
+        const last = ORDER_LINES[ORDER_LINES.length - 1];
+        expect(
+          (await data(`mutation { deleteLine(id: ${last.id}) { affected rows { id product } } }`))
+            .deleteLine,
+        ).toEqual({ affected: 1, rows: [{ id: last.id, product: last.product }] });
+        expect(
+          (await data(`mutation { deleteLine(id: ${last.id}) { affected rows { id } } }`))
+            .deleteLine,
+        ).toEqual({ affected: 0, rows: [] });
+      });
+    }
 
     it('refuses publishing while a column lacks a kind, with the reason', async () => {
       const saved = await save({ name: 'untyped', statement: 'SELECT 1 + 1 AS two' });
