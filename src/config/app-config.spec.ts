@@ -82,6 +82,7 @@ describe('loadConfig defaults', () => {
         maxConnectionsPerAddress: 100,
       },
       openApiPublic: true,
+      webhooksAllowPrivateTargets: false,
     });
   });
 

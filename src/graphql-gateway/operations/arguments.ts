@@ -10,7 +10,7 @@ import { LRUCache } from 'lru-cache';
 import type { GatewayContext } from '../gateway-context';
 import type { FilterInput } from '../query-planner';
 import { isCompiledOperation } from '../request/jit-compile';
-import { variablesKey } from '../request/value-key';
+import { sameVariablesAs, variablesKey } from '../request/value-key';
 
 /*
  * Reading a field's arguments, shared by every operation kind and navigation field: once per field
@@ -153,9 +153,25 @@ function argumentsOf(info: GraphQLResolveInfo): Record<string, unknown> {
   return args;
 }
 
+/** The coerced variables each request's execution was called with, by its context. */
+const EXECUTED_WITH = new WeakMap<object, Readonly<Record<string, unknown>>>();
+
+/**
+ * Notes that the request of `context` runs with these coerced variables
+ * (`coerceRequestVariables().values`), so the variables its resolvers see (graphql-jit's copy of
+ * them) take their key without another walk (`sameVariablesAs`).
+ */
+export function executesWith(context: object, values: Readonly<Record<string, unknown>>): void {
+  EXECUTED_WITH.set(context, values);
+}
+
 /** `resolve` called with {@link argumentsOf} in place of the executor's arguments. */
 export function withGraphQLArguments<S, A>(
   resolve: GraphQLFieldResolver<S, GatewayContext, A>,
 ): GraphQLFieldResolver<S, GatewayContext, A> {
-  return (source, _args, ctx, info) => resolve(source, argumentsOf(info) as A, ctx, info);
+  return (source, _args, ctx, info) => {
+    const values = EXECUTED_WITH.get(ctx);
+    if (values && info.variableValues) sameVariablesAs(info.variableValues, values);
+    return resolve(source, argumentsOf(info) as A, ctx, info);
+  };
 }

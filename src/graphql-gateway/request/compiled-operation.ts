@@ -64,8 +64,11 @@ const VARIABLE_COSTS = new LRUCache<string, { limits: CostLimits; cost: RequestC
 
 /** One operation of a compiled document: everything that does not depend on variable values. */
 export class CompiledOperation {
-  /** A number naming this operation in {@link VARIABLE_COSTS}, never reused. */
-  private readonly id = nextOperationId++;
+  /**
+   * A number naming this operation in the caches of what its variables give (its costs,
+   * {@link VARIABLE_COSTS}; its coerced variables, `coerceRequestVariables`), never reused.
+   */
+  readonly id = nextOperationId++;
   /** Root field names the operation selects, fragments expanded (the endpoint-scope step reads them). */
   readonly rootFieldNames: string[];
   private staticCost: RequestCost | Error | undefined;

@@ -1,6 +1,7 @@
 import { ClientDisconnected } from '../../common/cancellation';
 import { ApolloServerErrorCode } from '@apollo/server/errors';
 import { Logger } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import {
   execute,
   ExecutionResult,
@@ -14,8 +15,10 @@ import { DomainError } from '../../common/domain-error';
 import type { GatewayContext } from '../gateway-context';
 import { DatabaseRefusalError, GRAPHQL_CODE_OF } from '../graphql-errors';
 import { coerceVariables } from '../input-coercion';
+import { executesWith } from '../operations/arguments';
 import { CompiledDocument, CompiledOperation, RequestRefusal } from './compiled-operation';
 import { NotRun, ROLLED_BACK, rolledBackAnswer } from './request-transaction';
+import { valueKey } from './value-key';
 
 const logger = new Logger('GraphQL');
 
@@ -62,9 +65,9 @@ export function nestingDepth(value: unknown, limit: number): number {
  * ways: the contract rewrites only values graphql-js refuses (a text where a number, Boolean or
  * enum value is expected, a number where a text is, a text no enum value names, a date without a
  * time, which the `DateTime`/`LocalDateTime` scalars refuse), so on values graphql-js takes it
- * changes nothing. What clients send is typed already, and pays for one walk over its values.
- * Bounded as before: the nesting is measured without recursion first, and graphql-js stops at 20
- * errors.
+ * changes nothing. What clients send is typed already, and pays for one walk over its values;
+ * values an operation was sent before are found coerced ({@link COERCED_VARIABLES}). Bounded as
+ * before: the nesting is measured without recursion first, and graphql-js stops at 20 errors.
  * @returns `inputs`, what graphql-js's `execute` takes, and `values`, the coerced values the
  * per-request checks and graphql-jit's compiled queries read.
  * @throws RequestRefusal 400 `BAD_USER_INPUT` with every problem, or when the variables nest
@@ -84,12 +87,18 @@ export function coerceRequestVariables(
       `Variables nest more than ${maxDepth} levels deep; the limit is ${maxDepth}`,
     );
   }
+  // Variables an operation does not declare are never read (graphql-js ignores them too).
+  if (!operation.declaresVariables) return { inputs: {}, values: {} };
+  const sent = valueKey(variables);
+  const key = sent === undefined ? undefined : `${operation.id}\n${sent}`;
+  const known = key === undefined ? undefined : COERCED_VARIABLES.get(key);
+  if (known?.schema === schema) return known.variables;
   const definitions = operation.node.variableDefinitions ?? [];
   const coerce = (inputs: Record<string, unknown>) =>
     getVariableValues(schema, definitions, inputs, { maxErrors: 20 });
   let inputs = variables;
   let coerced = coerce(inputs);
-  if (coerced.errors && operation.declaresVariables) {
+  if (coerced.errors) {
     const rewritten = coerceVariables(schema, operation.node, variables);
     if (rewritten !== variables) {
       inputs = rewritten;
@@ -105,8 +114,27 @@ export function coerceRequestVariables(
       })),
     );
   }
-  return { inputs, values: coerced.coerced };
+  const result = { inputs, values: coerced.coerced };
+  if (key !== undefined) COERCED_VARIABLES.set(key, { schema, variables: result });
+  return result;
 }
+
+/**
+ * Variables coerced by an operation (`CompiledOperation.id`) for the values as sent (`valueKey`
+ * of the JSON variables, at most `MAX_VALUE_KEY_CHARS`): the same operation and values coerce to
+ * the same values (graphql-js's coercion reads only the variable definitions, the schema's types
+ * and the values), so a client repeating its variables pays for one walk over them, to key them.
+ * Refusals are not kept. The coerced objects are shared by the requests that find them, as
+ * literal arguments are: nothing changes them. Bounded by bytes: the key and both objects (each
+ * at most as large as the key), two bytes a character, plus the entry.
+ */
+const COERCED_VARIABLES = new LRUCache<
+  string,
+  { schema: GraphQLSchema; variables: RequestVariables }
+>({
+  maxSize: 8 * 1024 * 1024,
+  sizeCalculation: (_value, key) => key.length * 6 + 512,
+});
 
 /**
  * graphql-js's `execute` reports a null in a non-null field with a plain `Error` (graphql 16,
@@ -193,6 +221,7 @@ export async function executeOperation(
   context: GatewayContext,
 ): Promise<GraphQLResponse> {
   const jit = compiled.compiledQuery(schema, operation);
+  if (jit) executesWith(context, variables.values);
   let result: ExecutionResult;
   try {
     result = (

@@ -110,3 +110,25 @@ export function variablesKey(variables: Readonly<Record<string, unknown>>): stri
   }
   return key ?? undefined;
 }
+
+/**
+ * Gives `copy` the key of `original` when it holds the same values (the same names, each the same
+ * value by identity), without walking them again: graphql-jit's compiled query hands resolvers
+ * its own shallow copy of the coerced variables it was called with (`info.variableValues`), whose
+ * key is then the original's, made once per coerced object and shared by every request that
+ * coerced the same values (`coerceRequestVariables`). Otherwise nothing is noted, and
+ * {@link variablesKey} walks `copy` itself.
+ */
+export function sameVariablesAs(
+  copy: Readonly<Record<string, unknown>>,
+  original: Readonly<Record<string, unknown>>,
+): void {
+  if (copy === original || VARIABLES_KEYS.has(copy)) return;
+  const names = Object.keys(copy);
+  if (names.length !== Object.keys(original).length) return;
+  for (const name of names) {
+    if (!Object.prototype.hasOwnProperty.call(original, name)) return;
+    if (!Object.is(copy[name], original[name])) return;
+  }
+  VARIABLES_KEYS.set(copy, variablesKey(original) ?? null);
+}

@@ -14,7 +14,7 @@ import {
 } from './compiled-operation';
 import { coerceRequestVariables, executeOperation } from './execute-operation';
 import * as operationCost from './operation-cost';
-import { valueKey } from './value-key';
+import { sameVariablesAs, valueKey, variablesKey } from './value-key';
 
 /**
  * Issue 25 item 3: operations with variables run as literal ones do. Variables are coerced once
@@ -159,6 +159,26 @@ describe('valueKey', () => {
   });
 });
 
+describe('sameVariablesAs', () => {
+  it('gives a copy holding the same values the original’s key, and nothing else', () => {
+    const where = { status: { eq: 'x' } };
+    const original = { where, take: 5 };
+    const copy = { where, take: 5 };
+    sameVariablesAs(copy, original);
+    expect(variablesKey(copy)).toBe(variablesKey(original));
+    // Equal but not the same objects, or another value: the copy is keyed by its own walk.
+    const lookalike = { where: { status: { eq: 'y' } }, take: 5 };
+    sameVariablesAs(lookalike, original);
+    expect(variablesKey(lookalike)).toBe(valueKey(lookalike));
+    const more = { where, take: 5, skip: 1 };
+    sameVariablesAs(more, original);
+    expect(variablesKey(more)).toBe(valueKey(more));
+    const fewer = { where };
+    sameVariablesAs(fewer, original);
+    expect(variablesKey(fewer)).toBe(valueKey(fewer));
+  });
+});
+
 describe('coerceRequestVariables: one coercion', () => {
   const text = `query($w: OrderFilter, $t: Int, $s: String, $b: Boolean) {
     other(n: $t, s: $s, b: $b) getOrders(where: $w) { statement }
@@ -202,6 +222,29 @@ describe('coerceRequestVariables: one coercion', () => {
     ]);
     expect(refusal!.errors[0].message).toContain('$t');
     expect(refusal!.errors[1].message).toContain('$b');
+  });
+
+  it('coerces the same values sent again once per operation, and never keeps a refusal', () => {
+    const op = operation();
+    const first = coerceRequestVariables(schema, op, { t: '42', w: { status: { eq: 'x' } } });
+    const again = coerceRequestVariables(schema, op, { t: '42', w: { status: { eq: 'x' } } });
+    expect(again).toBe(first);
+    expect(coerceRequestVariables(schema, op, { t: 43 }).values).toEqual({ t: 43 });
+    // Another operation of the same text coerces on its own.
+    expect(coerceRequestVariables(schema, operation(), { t: '42' })).not.toBe(first);
+    for (let i = 0; i < 2; i++) {
+      expect(() => coerceRequestVariables(schema, op, { t: 'x' })).toThrow(RequestRefusal);
+    }
+    // Another schema (an operation is compiled for one) is never handed another's values.
+    const other = buildSchema(
+      'type Query { other(n: Int, s: String, b: Boolean): Int getOrders(where: OrderFilter): [Order!]! } input OrderFilter { status: TextOps, id: IdOps } input TextOps { eq: String, in: [String!] } input IdOps { eq: ID, in: [ID!] } type Order { statement: String! }',
+    );
+    expect(coerceRequestVariables(other, op, { t: '42' }).values).toEqual({ t: 42 });
+  });
+
+  it('takes no variables for an operation that declares none', () => {
+    const op = selectOperation(compileDocument(schema, '{ other }', LIMITS, false), undefined);
+    expect(coerceRequestVariables(schema, op, { t: 1 })).toEqual({ inputs: {}, values: {} });
   });
 
   it('keeps the nesting bound before any coercion', () => {
