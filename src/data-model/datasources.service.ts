@@ -125,7 +125,8 @@ export class DatasourcesService {
   /**
    * Tries a connection as {@link create} does (same URL rules, same answers per kind of
    * failure), saving nothing: the pages' "Test connection".
-   * @returns the server's version text (e.g. `PostgreSQL 16.4 …`), never the URL.
+   * @returns the server's version text (PostgreSQL `SHOW server_version`, e.g. `16.4 (Debian …)`;
+   *   MySQL/MariaDB `VERSION()`), never the URL.
    * @throws DomainError INVALID_INPUT, DATASOURCE_UNREACHABLE (see {@link create}).
    */
   async test(

@@ -7,6 +7,11 @@ describe('page routes', () => {
     expect(pageRouteOf('/keys')).toEqual({ name: 'keys', signedIn: true });
     expect(pageRouteOf('/apps/a1/apis/new')).toEqual({ name: 'new-api', signedIn: true });
     expect(pageRouteOf('/apps/a1/apis/b2')).toEqual({ name: 'edit-api', signedIn: true });
+    expect(pageRouteOf('/apps/new')).toEqual({ name: 'new-app', signedIn: true });
+    expect(pageRouteOf('/apps/a1')).toEqual({ name: 'app', signedIn: true });
+    expect(pageRouteOf('/apps/a1/datasources')).toEqual({ name: 'datasources', signedIn: true });
+    expect(pageRouteOf('/apps/a1/model')).toEqual({ name: 'model', signedIn: true });
+    expect(pageRouteOf('/apps/a1/enums/')).toEqual({ name: 'enums', signedIn: true });
   });
 
   it('leaves REST, GraphQL, assets and unknown paths to the rest of the service', () => {
@@ -16,7 +21,7 @@ describe('page routes', () => {
       '/api/apps/a1/apis/b2/test',
       '/assets/index.js',
       '/health',
-      '/apps/a1',
+      '/apps/a1/model/x',
       '/apps/a1/apis/b2/extra',
       '/keys/x',
     ]) {

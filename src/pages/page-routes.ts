@@ -6,7 +6,17 @@
  */
 
 /** A page of the single-page front end (`web/src/pages`). */
-export type PageName = 'sign-in' | 'home' | 'keys' | 'new-api' | 'edit-api';
+export type PageName =
+  | 'sign-in'
+  | 'home'
+  | 'keys'
+  | 'new-api'
+  | 'edit-api'
+  | 'new-app'
+  | 'app'
+  | 'datasources'
+  | 'model'
+  | 'enums';
 
 /** What the server knows of a page URL: which page, and whether it needs a platform session. */
 export interface PageRoute {
@@ -21,6 +31,14 @@ const ROUTES: { pattern: RegExp; route: PageRoute }[] = [
   { pattern: /^\/sign-in\/?$/, route: { name: 'sign-in', signedIn: false } },
   { pattern: /^\/$/, route: { name: 'home', signedIn: true } },
   { pattern: /^\/keys\/?$/, route: { name: 'keys', signedIn: true } },
+  { pattern: /^\/apps\/new\/?$/, route: { name: 'new-app', signedIn: true } },
+  { pattern: new RegExp(`^/apps/${ID}/?$`), route: { name: 'app', signedIn: true } },
+  {
+    pattern: new RegExp(`^/apps/${ID}/datasources/?$`),
+    route: { name: 'datasources', signedIn: true },
+  },
+  { pattern: new RegExp(`^/apps/${ID}/model/?$`), route: { name: 'model', signedIn: true } },
+  { pattern: new RegExp(`^/apps/${ID}/enums/?$`), route: { name: 'enums', signedIn: true } },
   { pattern: new RegExp(`^/apps/${ID}/apis/new/?$`), route: { name: 'new-api', signedIn: true } },
   {
     pattern: new RegExp(`^/apps/${ID}/apis/${ID}/?$`),

@@ -260,7 +260,7 @@ jest.setTimeout(120_000);
 
     // Without a session, the same page (its link then leads to sign-in).
     const anonymous = await newPage();
-    expect((await anonymous.goto('/apps/x'))!.status()).toBe(404);
+    expect((await anonymous.goto('/apps/x/no-such-page'))!.status()).toBe(404);
     await anonymous.getByRole('heading', { name: 'Page not found', level: 1 }).waitFor();
 
     // REST and API clients keep JSON.

@@ -3,6 +3,9 @@ import { Route, Routes, useLocation, useNavigate } from 'react-router';
 import { whenSignedOut } from '../shared/api';
 import { whenSignedOutElsewhere } from '../shared/session-channel';
 import type { Account } from '../shared/types';
+import { AppPage } from './apps/AppPage';
+import { CreateAppPage } from './apps/CreateAppPage';
+import { DatasourcesPage } from './datasources/DatasourcesPage';
 import { AccessPage } from './access/AccessPage';
 import { AppChooserPage } from './access/AccessIndexPage';
 import { AccountsPage } from './accounts/AccountsPage';
@@ -10,6 +13,8 @@ import { EditorPage } from './editor/EditorPage';
 import { HomePage } from './home/HomePage';
 import { KeysPage } from './keys/KeysPage';
 import { Layout } from './Layout';
+import { EnumsPage } from './model/EnumsPage';
+import { ModelPage } from './model/ModelPage';
 import { NotFoundPage } from './NotFoundPage';
 import { SessionContext } from './session';
 import { SignInPage } from './sign-in/SignInPage';
@@ -19,7 +24,9 @@ import { VersionsPage } from './versions/VersionsPage';
 /**
  * The pages (CONTRACT.md §10) and their URLs, which the service maps to this app
  * (`src/pages/page-routes.ts`): `/sign-in`, `/` (apps and their Table APIs), `/keys`,
- * `/apps/:appId/apis/new` and `/apps/:appId/apis/:apiId` (the Table API editor); any other URL
+ * `/apps/new` (create an app), `/apps/:appId` (an app's overview), `…/datasources`, `…/model`
+ * (the data model), `…/enums`, `/apps/:appId/apis/new` and `/apps/:appId/apis/:apiId` (the Table
+ * API editor); any other URL
  * shows "Page not found". Users and row rules (`/access`, `/apps/:appId/access`), versions
  * (`/versions`, `/apps/:appId/versions`) and platform accounts (`/accounts`) are issue 27's
  * items 4, 5 and 7. Signing out in another tab of the browser signs this one out too.
@@ -56,6 +63,11 @@ export function App({ initialAccount }: { initialAccount: Account | null }) {
           <Route path="/sign-in" element={<SignInPage />} />
           <Route path="/" element={<HomePage />} />
           <Route path="/keys" element={<KeysPage />} />
+          <Route path="/apps/new" element={<CreateAppPage />} />
+          <Route path="/apps/:appId" element={<AppPage />} />
+          <Route path="/apps/:appId/datasources" element={<DatasourcesPage />} />
+          <Route path="/apps/:appId/model" element={<ModelPage />} />
+          <Route path="/apps/:appId/enums" element={<EnumsPage />} />
           <Route path="/apps/:appId/apis/new" element={<EditorPage key="new" />} />
           <Route path="/apps/:appId/apis/:apiId" element={<EditorPage />} />
           <Route path="/access" element={<AppChooserPage kind="access" key="access" />} />

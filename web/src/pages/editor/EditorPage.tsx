@@ -186,7 +186,7 @@ function EditorForm({ data }: { data: EditorData }) {
   return (
     <>
       <p className="breadcrumbs">
-        <Link to="/">Apps</Link> › {app.name}
+        <Link to="/">Apps</Link> › <Link to={`/apps/${seg(app.id)}`}>{app.name}</Link>
       </p>
       <PageHeading>{saved ? `Table API “${saved.name}”` : 'New Table API'}</PageHeading>
       <p className="lead">

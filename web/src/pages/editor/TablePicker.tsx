@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { get, seg } from '../../shared/api';
 import type { ModelGroup } from '../../shared/types';
 import { useLoad } from '../../shared/use-load';
@@ -54,9 +55,15 @@ export function TablePicker({
         <ErrorMessage error={groups.error} />
         {groups.data?.length === 0 && (
           <p role="status">
-            {search.trim()
-              ? `No table or datasource matches “${search.trim()}”.`
-              : 'No tables imported yet: import tables into the model first.'}
+            {search.trim() ? (
+              `No table or datasource matches “${search.trim()}”.`
+            ) : (
+              <>
+                No tables imported yet:{' '}
+                <Link to={`/apps/${seg(appId)}/model`}>import tables into the data model</Link>{' '}
+                first.
+              </>
+            )}
           </p>
         )}
         {groups.data?.map((group) => (

@@ -44,22 +44,31 @@ export function HomePage() {
       </p>
       {loaded.loading && !loaded.data && <Loading what="apps" />}
       <ErrorMessage error={loaded.error} />
-      {loaded.data?.length === 0 && (
-        <p>
-          No apps yet. Apps and their datasources are created through the REST API (see{' '}
-          <a href="/api/docs">the REST reference</a>).
-        </p>
-      )}
+      <p>
+        <Link className="button" to="/apps/new">
+          New app
+        </Link>
+      </p>
+      {loaded.data?.length === 0 && <p>No apps yet: create the first one.</p>}
       {loaded.data?.map(({ app, apis }) => (
         <section key={app.id} className="card" aria-labelledby={`app-${app.id}`}>
           <div className="card__header">
-            <h2 id={`app-${app.id}`}>{app.name}</h2>
+            <h2 id={`app-${app.id}`}>
+              <Link to={`/apps/${seg(app.id)}`}>{app.name}</Link>
+            </h2>
             <Link className="button" to={`/apps/${seg(app.id)}/apis/new`}>
               New Table API<span className="visually-hidden"> in {app.name}</span>
             </Link>
           </div>
           <p>
-            GraphQL endpoint: <code>/api/graphql/{app.address}</code>
+            GraphQL endpoint: <code>/api/graphql/{app.address}</code> ·{' '}
+            <Link to={`/apps/${seg(app.id)}/datasources`}>
+              Datasources<span className="visually-hidden"> of {app.name}</span>
+            </Link>{' '}
+            ·{' '}
+            <Link to={`/apps/${seg(app.id)}/model`}>
+              Data model<span className="visually-hidden"> of {app.name}</span>
+            </Link>
           </p>
           {apis.length === 0 ? (
             <p>No Table APIs yet.</p>
