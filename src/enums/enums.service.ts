@@ -86,8 +86,18 @@ function toEnum(input: EnumInput): ModelEnum {
   };
 }
 
-/** Points every field that used enum `from` at `to` (null: back to plain text). */
+/**
+ * Points every field, and every SQL API argument and column (README "SQL APIs"), that used enum
+ * `from` at `to` (null: back to plain text).
+ */
 function renameUses(def: VersionDefinition, from: string, to: string | null): void {
   for (const table of def.tables)
     for (const column of table.columns) if (column.enum === from) column.enum = to;
+  for (const api of def.sqlApis ?? []) {
+    for (const part of [...api.arguments, ...api.columns]) {
+      if (part.enum !== from) continue;
+      if (to === null) delete part.enum;
+      else part.enum = to;
+    }
+  }
 }

@@ -550,6 +550,31 @@ for (const dialect of SALES_DIALECTS) {
       const res = await run.http('POST', `/api/apps/${appId}/sql-apis/${id}/publish`, { token });
       expect(res.status).toBe(200);
     });
+
+    it('follows an enum renamed or deleted into the SQL APIs that use it', async () => {
+      const values = [{ value: 'PAID' }, { value: 'PENDING' }, { value: 'SHIPPED' }];
+      const renamed = await run.http('PUT', `/api/apps/${appId}/enums/OrderStatus`, {
+        token,
+        body: { name: 'OrderState', description: null, values },
+      });
+      expect(renamed.status).toBe(200);
+      const api = async () =>
+        (await run.http('GET', `/api/apps/${appId}/sql-apis/${ids.ordersByStatus}`, { token }))
+          .body as { arguments: { enum?: string }[]; columns: { name: string; enum?: string }[] };
+      expect((await api()).arguments[0].enum).toBe('OrderState');
+      expect((await api()).columns.find((c) => c.name === 'status')!.enum).toBe('OrderState');
+      const builder = { authorization: `Bearer ${token}` };
+      expect(
+        (await gql('{ ordersByStatus(status: PAID) { status } }', builder)).body.data,
+      ).toMatchObject({ ordersByStatus: expect.arrayContaining([{ status: 'PAID' }]) });
+      const deleted = await run.http('DELETE', `/api/apps/${appId}/enums/OrderState`, { token });
+      expect(deleted.status).toBe(204);
+      expect((await api()).arguments[0].enum).toBeUndefined();
+      // Text again: the stored value, quoted.
+      expect(
+        (await gql('{ ordersByStatus(status: "PAID") { status } }', builder)).body.data,
+      ).toMatchObject({ ordersByStatus: expect.arrayContaining([{ status: 'PAID' }]) });
+    });
   });
 }
 
