@@ -487,28 +487,50 @@ for (const dialect of SALES_DIALECTS) {
           (updated.body.data!.upsertMembers as { row: { name: string } }).row.name,
         );
       }
-      // upsertMany with variables, as clients send it: two racing requests over the same two new keys.
-      for (let round = 0; round < 3; round++) {
-        const keys = [`m-racev-${round}-a@example.com`, `m-racev-${round}-b@example.com`];
-        const send = (name: string) =>
-          run.http('POST', `/api/graphql/${address}`, {
-            body: {
-              query: `mutation Sync($rows: [MembersAddInput!]!) {
-                upsertManyMembers(on: email, rows: $rows) { inserted updated rows { status } } }`,
-              variables: { rows: keys.map((email) => ({ email, name, city: 'Porto' })) },
-            },
-            headers: { authorization: `Bearer ${token}` },
-          }) as Promise<Answer>;
-        const answers = await Promise.all([send('Racer'), send('Racer')]);
-        const counts = answers.map((a) => {
-          expect(a.status).toBe(200);
-          expect(a.body.errors).toBeUndefined();
-          return a.body.data!.upsertManyMembers as { inserted: number; updated: number };
-        });
-        // Each key inserted by one request and updated by the other: never a duplicate.
-        expect(counts.reduce((n, c) => n + c.inserted, 0)).toBe(2);
-        expect(counts.reduce((n, c) => n + c.updated, 0)).toBe(2);
-        for (const email of keys) expect(await members(email)).toHaveLength(1);
+      // upsertMany with variables, as clients send it: two racing requests over the same two new
+      // keys, sent in opposite orders. Each row's insert is slowed (a trigger), so the two
+      // statements overlap: were each to lock its rows in the order sent, each would wait for the
+      // other's first row (a deadlock); the rows go in key order, so the second waits, then updates.
+      if (dialect.type === 'postgres') {
+        await db.exec(`CREATE FUNCTION slow_member() RETURNS trigger LANGUAGE plpgsql AS
+          'BEGIN PERFORM pg_sleep(0.4); RETURN NEW; END';
+          CREATE TRIGGER slow_members BEFORE INSERT ON members FOR EACH ROW EXECUTE FUNCTION slow_member();`);
+      } else if (dialect.type === 'mysql') {
+        await db.exec(
+          'CREATE TRIGGER slow_members BEFORE INSERT ON members FOR EACH ROW SET NEW.points = NEW.points + SLEEP(0.4)',
+        );
+      }
+      try {
+        for (let round = 0; round < 2; round++) {
+          const keys = [`m-racev-${round}-a@example.com`, `m-racev-${round}-b@example.com`];
+          const send = (order: string[]) =>
+            run.http('POST', `/api/graphql/${address}`, {
+              body: {
+                query: `mutation Sync($rows: [MembersAddInput!]!) {
+                  upsertManyMembers(on: email, rows: $rows) { inserted updated rows { status } } }`,
+                variables: {
+                  rows: order.map((email) => ({ email, name: 'Racer', city: 'Porto' })),
+                },
+              },
+              headers: { authorization: `Bearer ${token}` },
+            }) as Promise<Answer>;
+          const answers = await Promise.all([send(keys), send([...keys].reverse())]);
+          const counts = answers.map((a) => {
+            expect(a.body.errors).toBeUndefined();
+            expect(a.status).toBe(200);
+            return a.body.data!.upsertManyMembers as { inserted: number; updated: number };
+          });
+          // Each key inserted by one request and updated by the other: never a duplicate.
+          expect(counts.reduce((n, c) => n + c.inserted, 0)).toBe(2);
+          expect(counts.reduce((n, c) => n + c.updated, 0)).toBe(2);
+          for (const email of keys) expect(await members(email)).toHaveLength(1);
+        }
+      } finally {
+        if (dialect.type === 'postgres') {
+          await db.exec('DROP TRIGGER slow_members ON members; DROP FUNCTION slow_member()');
+        } else if (dialect.type === 'mysql') {
+          await db.exec('DROP TRIGGER slow_members');
+        }
       }
     });
   });

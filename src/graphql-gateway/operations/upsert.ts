@@ -680,7 +680,11 @@ async function upsertRows(
     checked: !admitsEveryRow(scope),
     charge: (rows) => ctx.budget.chargeRows(rows, 0),
   };
-  const chunks = chunksOf(dialect, planned);
+  // Rows go to the database in key order, whatever order they were sent in: two requests with
+  // the same keys then lock them in the same order and wait for each other instead of
+  // deadlocking (answers keep the order sent: they are matched by key and index).
+  const byKey = [...planned].sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0));
+  const chunks = chunksOf(dialect, byKey);
   const updates = chunks.map((chunk) => updateColumns(request, chunk));
   // A foreign key to a row the caller cannot see is refused before anything is written.
   for (const row of planned) {
