@@ -233,10 +233,14 @@ jest.setTimeout(180_000);
   });
 
   it('imports tables, chooses a view key, and serves a table through GraphQL to a key', async () => {
+    // The editor of an app with no imported tables leads to the data model page.
     await page
       .getByRole('navigation', { name: 'App' })
-      .getByRole('link', { name: 'Data model' })
+      .getByRole('link', { name: 'New Table API' })
       .click();
+    await page.getByRole('heading', { name: 'New Table API' }).waitFor();
+    await page.getByText('No tables imported yet:').waitFor();
+    await page.getByRole('link', { name: 'import tables into the data model' }).click();
     await page.getByRole('heading', { name: 'Data model of Shop pages', level: 1 }).waitFor();
     const ds = page.getByRole('region', { name: 'Datasource Shop DB' });
     const choices = ds.getByRole('group', { name: 'Choose tables to import from Shop DB' });
