@@ -49,6 +49,7 @@ for (const dialect of SALES_DIALECTS) {
     let key: string;
     const address = `sql-apis-${dialect.type}`;
     const ids: Record<string, string> = {};
+    let zonedId: string;
 
     const gql = (query: string, headers: Record<string, string>): Promise<Answer> =>
       run.http('POST', `/api/graphql/${address}`, { body: { query }, headers });
@@ -213,6 +214,7 @@ for (const dialect of SALES_DIALECTS) {
       });
       expect(zoned.status).toBe(201);
       expect(zoned.body.timeZone).toBe('America/Sao_Paulo');
+      zonedId = zoned.body.id as string;
       await publishSql(
         {
           name: 'createdInSaoPaulo',
@@ -574,6 +576,25 @@ for (const dialect of SALES_DIALECTS) {
       expect(
         (await gql('{ ordersByStatus(status: "PAID") { status } }', builder)).body.data,
       ).toMatchObject({ ordersByStatus: expect.arrayContaining([{ status: 'PAID' }]) });
+    });
+
+    it('keeps a datasource its SQL APIs use unless forced, then removes them with it', async () => {
+      const refused = await run.http('DELETE', `/api/apps/${appId}/datasources/${zonedId}`, {
+        token,
+      });
+      expect(refused.status).toBe(409);
+      expect(refused.body.message).toMatch(/used by the SQL APIs "createdInSaoPaulo"/);
+      const forced = await run.http(
+        'DELETE',
+        `/api/apps/${appId}/datasources/${zonedId}?force=true`,
+        { token },
+      );
+      expect(forced.status).toBe(204);
+      const left = await run.http('GET', `/api/apps/${appId}/sql-apis`, { token });
+      expect(left.body.map((a: { name: string }) => a.name)).not.toContain('createdInSaoPaulo');
+      expect((await asKey('{ createdInSaoPaulo { created_at } }')).body.data ?? null).toBeNull();
+      // The SQL APIs of the other datasource are still served.
+      expect((await data('{ orderCount { n } }')).orderCount).toEqual([{ n: ORDERS.length }]);
     });
   });
 }
