@@ -243,3 +243,60 @@ export async function rowsInserted(
     });
   }
 }
+
+/** Rows read before an upsert by the key it matches on, and that condition to read them again. */
+export interface SeenUpsert extends SeenRows {
+  where: Condition;
+  /** The rows sent: at most this many rows have those keys. */
+  take: number;
+}
+
+/**
+ * Before an upsert's statement: reads the rows the sent keys already name (`where`: the upsert
+ * key's values, at most `take` rows, every column); null when no webhook listens to inserts or
+ * updates of the table.
+ */
+export async function upsertBefore(
+  ctx: { changes?: ChangeCapture },
+  conn: CaptureConnection,
+  table: ModelTable,
+  where: Condition,
+  take: number,
+): Promise<SeenUpsert | null> {
+  const capture = watchingContext(ctx);
+  if (!capture) return null;
+  const watched =
+    (await capture.watches(table, 'inserted')) || (await capture.watches(table, 'updated'));
+  if (!watched) return null;
+  const raw = await readRows(conn, table, where, ALL_ROWS, take);
+  const rows = shapeRows(table, allColumns(table), raw, conn.dialect).map(plain);
+  return { table, raw, rows, where, take };
+}
+
+/**
+ * After the upsert {@link upsertBefore} prepared: reads the rows by the same key values again; a
+ * row that was not there is `inserted`, one that was and changed is `updated`, one left as it
+ * was is no event (`UNCHANGED`).
+ */
+export async function upsertAfter(
+  ctx: { changes?: ChangeCapture },
+  conn: CaptureConnection,
+  seen: SeenUpsert | null,
+): Promise<void> {
+  const capture = watchingContext(ctx);
+  if (!capture || !seen) return;
+  const { table } = seen;
+  const after = shapeRows(
+    table,
+    allColumns(table),
+    await readRows(conn, table, seen.where, ALL_ROWS, seen.take),
+    conn.dialect,
+  ).map(plain);
+  const before = new Map(seen.rows.map((row) => [JSON.stringify(keyOf(table, row)), row]));
+  for (const now of after) {
+    const key = keyOf(table, now);
+    const old = before.get(JSON.stringify(key)) ?? null;
+    if (old && JSON.stringify(old) === JSON.stringify(now)) continue;
+    capture.record({ table: table.name, event: old ? 'updated' : 'inserted', key, old, new: now });
+  }
+}

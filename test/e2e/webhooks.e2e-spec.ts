@@ -246,6 +246,31 @@ for (const dialect of SALES_DIALECTS) {
       expect(cities(202)).toEqual(['C1', 'C2', 'E']);
       expect(cities(203)).toEqual(['D1', 'E']);
     }, 60_000);
+
+    // MySQL/MariaDB offer no upsert on a table with a second unique key (customers' email):
+    // ON DUPLICATE KEY would match either (README "Writing rows").
+    const itUpserts = dialect.type === 'mysql' ? () => undefined : it;
+    itUpserts(
+      'upserts deliver inserted and updated, and nothing for a row left as it was',
+      async () => {
+        const before = receiver.got.length;
+        await data(`mutation { upsertManyCustomers(on: id, rows: [
+        {id: 202, name: "Bia 2", email: "bia@x.pt", city: "E"},
+        {id: 203, name: "Caio", email: "caio@x.pt", city: "E"},
+        {id: 204, name: "Dani", email: "dani@x.pt"}]) { inserted updated unchanged } }`);
+        await receiver.waitFor(before + 2);
+        await new Promise((r) => setTimeout(r, 1_000));
+        const events = verified(receiver.got.slice(before), secret);
+        expect(events.map((e) => [e.type, Number(e.data.key.id)]).sort()).toEqual([
+          ['customers.inserted', 204],
+          ['customers.updated', 202],
+        ]);
+        const updated = events.find((e) => e.type === 'customers.updated')!;
+        expect(updated.data.old).toMatchObject({ name: 'Bia' });
+        expect(updated.data.new).toMatchObject({ name: 'Bia 2' });
+      },
+      30_000,
+    );
   });
 }
 

@@ -1,3 +1,4 @@
+import { upsertAfter, upsertBefore } from '../../webhooks/change-capture';
 import {
   type FieldNode,
   type FragmentDefinitionNode,
@@ -699,12 +700,15 @@ async function upsertRows(
   }
   const answers = new Map<number, RowAnswer>();
   for (const [i, chunk] of chunks.entries()) {
+    const where = keysCondition(key.columns, chunk.rows);
+    const seen = await upsertBefore(ctx, conn, node.table, where, chunk.rows.length);
     const statuses =
       dialect.type === 'mysql'
         ? await upsertMysql(request, chunk, updates[i])
         : dialect.type === 'sqlite'
           ? await upsertAfterReading(request, chunk, updates[i])
           : await upsertByStatement(request, chunk, updates[i]);
+    await upsertAfter(ctx, conn, seen);
     for (const [index, answer] of await answerChunk(request, chunk, statuses, requested)) {
       answers.set(index, answer);
     }
