@@ -27,6 +27,8 @@ interface Received {
 class Receiver {
   readonly got: Received[] = [];
   private server: Server | null = null;
+  /** The status every delivery is answered with. */
+  answer = 204;
   port = 0;
 
   async start(): Promise<void> {
@@ -35,7 +37,7 @@ class Receiver {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         this.got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-        res.statusCode = 204;
+        res.statusCode = this.answer;
         res.end();
       });
     });
@@ -271,6 +273,76 @@ for (const dialect of SALES_DIALECTS) {
       },
       30_000,
     );
+
+    it('signs with both secrets for a day after a rotation', async () => {
+      const rotated = await run.http(
+        'POST',
+        `/api/apps/${appId}/webhooks/${webhookId}/rotate-secret`,
+        {
+          token,
+        },
+      );
+      expect(rotated.status).toBe(201);
+      const next = (rotated.body as { secret: string }).secret;
+      expect(next).toMatch(/^whsec_/);
+      expect(next).not.toBe(secret);
+      const before = receiver.got.length;
+      await data(`mutation { updateCustomers(id: 202, city: "Rotated") { id } }`);
+      await receiver.waitFor(before + 1);
+      const got = receiver.got.slice(before);
+      expect(String(got[0].headers['webhook-signature']).split(' ')).toHaveLength(2);
+      expect(verified(got, next)[0].data.new?.city).toBe('Rotated');
+      expect(verified(got, secret)[0].data.new?.city).toBe('Rotated');
+      secret = next;
+    }, 30_000);
+
+    it('a 410 suspends the webhook with the reason; enabling it again and a retry deliver', async () => {
+      receiver.answer = 410;
+      const before = receiver.got.length;
+      await data(`mutation { updateCustomers(id: 202, city: "Gone") { id } }`);
+      await receiver.waitFor(before + 1);
+      await new Promise((r) => setTimeout(r, 500));
+      receiver.answer = 204;
+      const read = await run.http('GET', `/api/apps/${appId}/webhooks/${webhookId}`, { token });
+      const view = read.body as {
+        suspended: { reason: string } | null;
+        apis: string[];
+        url: string;
+      };
+      expect(view.suspended?.reason).toMatch(/410/);
+      // Suspended: a new event waits.
+      await data(`mutation { updateCustomers(id: 203, city: "Waits") { id } }`);
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(receiver.got.length).toBe(before + 1);
+      const log = (
+        await run.http('GET', `/api/apps/${appId}/webhooks/${webhookId}/deliveries`, { token })
+      ).body as { id: string; status: string; lastStatusCode: number | null }[];
+      const gone = log.find((d) => d.lastStatusCode === 410)!;
+      expect(gone.status).toBe('failed');
+      const put = await run.http('PUT', `/api/apps/${appId}/webhooks/${webhookId}`, {
+        token,
+        body: {
+          name: 'receiver',
+          url: view.url,
+          apis: view.apis,
+          events: ['inserted', 'updated', 'deleted'],
+          enabled: true,
+        },
+      });
+      expect(put.status).toBe(200);
+      await receiver.waitFor(before + 2);
+      const retried = await run.http(
+        'POST',
+        `/api/apps/${appId}/webhooks/${webhookId}/deliveries/${gone.id}/retry`,
+        { token },
+      );
+      expect(retried.status).toBe(202);
+      await receiver.waitFor(before + 3);
+      const events = verified(receiver.got.slice(before), secret);
+      expect(events.map((e) => e.data.new?.city)).toEqual(['Gone', 'Waits', 'Gone']);
+      // The retry is the same event: the same webhook-id as the first attempt.
+      expect(events[2].id).toBe(events[0].id);
+    }, 30_000);
   });
 }
 
