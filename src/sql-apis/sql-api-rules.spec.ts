@@ -127,6 +127,7 @@ describe('SQL API rules', () => {
     expect(implicitUserValue('userid')).toBeNull();
     expect(parameterProblem('take')).toMatch(/would hide the take argument/);
     expect(parameterProblem('since')).toBeNull();
+    expect(parameterProblem('__typename')).toMatch(/GraphQL's own/);
     expect(columnNameProblems(['ok', 'sum(total)', 'ok', '__x'])).toEqual([
       'column "sum(total)" is not a GraphQL name: give it an alias of letters, digits and _ (AS total_amount)',
       'column "ok" appears twice: give one an alias',

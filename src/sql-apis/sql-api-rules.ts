@@ -89,8 +89,9 @@ export function nameProblem(def: VersionDefinition, api: SqlApiDefinition): stri
   return null;
 }
 
-/** The problem of a statement parameter's name (a reserved argument), or null. */
+/** The problem of a statement parameter's name (a reserved argument, a `__` name), or null. */
 export function parameterProblem(name: string): string | null {
+  if (name.startsWith('__')) return `:${name}: names starting with __ are GraphQL's own; rename it`;
   return (RESERVED_ARGUMENTS as readonly string[]).includes(name)
     ? `:${name} would hide the ${name} argument of the field; rename the parameter`
     : null;

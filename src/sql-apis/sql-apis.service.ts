@@ -251,7 +251,10 @@ export class SqlApisService {
       datasourceId,
       async (pool, dialect) => {
         const description = await dialect.describeStatement(pool, parsed);
-        if (kind === 'query') await checkSubquery(pool, dialect, parsed, description);
+        // MySQL/MariaDB and SQLite take any read as a subquery; there a NULL argument may not be
+        // (MariaDB's LIMIT ?), so the proof would refuse statements that serve well.
+        if (kind === 'query' && (type === 'postgres' || type === 'mssql'))
+          await checkSubquery(pool, dialect, parsed, description);
         return description;
       },
     );
@@ -277,7 +280,7 @@ export class SqlApisService {
 }
 
 /**
- * Proves a query kind's statement can be read the way it is served: as the subquery of
+ * Proves a query kind's statement can be read the way it is served (PostgreSQL, SQL Server): as the subquery of
  * `Dialect.compileStatementSelect`, run with every parameter NULL and no row asked for
  * (`take` 0) in a read-only transaction that is rolled back. A statement that cannot be a
  * subquery (a PostgreSQL data-modifying `WITH`) is refused at save rather than at every call.
