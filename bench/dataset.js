@@ -34,6 +34,13 @@ async function createPostgresDataset(adminUrl, name, scale = 1) {
   url.pathname = `/${name}`;
   const db = new Client({ connectionString: url.toString() });
   await db.connect();
+  // A failed or cancelled load leaves no database and no open connection behind.
+  const fail = async (error) => {
+    await db.end().catch(() => undefined);
+    await admin.query(`DROP DATABASE IF EXISTS "${name}"`).catch(() => undefined);
+    await admin.end().catch(() => undefined);
+    throw error;
+  };
   await db.query(`
     CREATE TABLE customers (id integer PRIMARY KEY, name varchar(100) NOT NULL, city varchar(100));
     CREATE TABLE products (id integer PRIMARY KEY, name varchar(100) NOT NULL, price numeric(10,2) NOT NULL);
@@ -59,7 +66,7 @@ async function createPostgresDataset(adminUrl, name, scale = 1) {
     CREATE INDEX lines_order ON order_lines (order_id);
     CREATE INDEX lines_product ON order_lines (product_id);
     CREATE INDEX orders_status_placed ON orders (status, placed_at DESC, id);
-    ANALYZE;`);
+    ANALYZE;`).catch(fail);
   await db.end();
   return {
     url: url.toString(),
