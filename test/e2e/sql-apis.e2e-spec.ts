@@ -548,6 +548,20 @@ for (const dialect of SALES_DIALECTS) {
           'column two needs a kind (PATCH …/columns/two {"kind": …})',
         );
       }
+      const path = `/api/apps/${appId}/sql-apis/${id}/columns/two`;
+      const enumOnInt = await run.http('PATCH', path, {
+        token,
+        body: { kind: 'int', enum: 'OrderStatus' },
+      });
+      expect(enumOnInt.status).toBe(400);
+      expect(enumOnInt.body.message).toBe('column two: only text takes an enum (not int)');
+      const noEnum = await run.http('PATCH', path, { token, body: { enum: 'Nope' } });
+      expect(noEnum.status).toBe(400);
+      const noColumn = await run.http('PATCH', `/api/apps/${appId}/sql-apis/${id}/columns/three`, {
+        token,
+        body: { kind: 'int' },
+      });
+      expect(noColumn.status).toBe(404);
       await confirm(id, 'columns', 'two', { kind: 'int' });
       const res = await run.http('POST', `/api/apps/${appId}/sql-apis/${id}/publish`, { token });
       expect(res.status).toBe(200);
