@@ -68,6 +68,26 @@ const sqlApiPart = (kindKey: string, description: string): SchemaObject => {
 };
 
 /** Named schemas, registered as `components.schemas` and referenced as `#/components/schemas/<name>`. */
+/** A webhook as the builder REST answers it (README "Webhooks"). */
+function webhook(): SchemaObject & { properties: Record<string, SchemaObject> } {
+  return object({
+    id: str(),
+    name: str(),
+    url: str('Where events are POSTed'),
+    apis: list(str('A Table API id')),
+    events: list({ type: 'string', enum: ['inserted', 'updated', 'deleted'] }),
+    enabled: bool('Fires once the version is main'),
+    suspended: {
+      ...object({ at: str(), reason: str('A 410 answer, or 3 days of failures') }),
+      nullable: true,
+      description: 'Set when deliveries stopped by themselves',
+    },
+    failingSince: nullableStr('Since when every attempt failed'),
+    createdAt: str(),
+    updatedAt: str(),
+  }) as SchemaObject & { properties: Record<string, SchemaObject> };
+}
+
 export const SCHEMAS: Record<string, SchemaObject> = {
   Error: ERROR_BODY,
   Account: object({
@@ -213,6 +233,29 @@ export const SCHEMAS: Record<string, SchemaObject> = {
     createdAt: str(),
     updatedAt: str(),
   }),
+  Webhook: webhook(),
+  CreatedWebhook: object({
+    ...webhook().properties,
+    secret: str(
+      'The signing secret, whsec_ + base64 (Standard Webhooks); shown in this answer only',
+    ),
+  }),
+  WebhookSecret: object({
+    secret: str('The new signing secret, shown in this answer only'),
+    previousExpiresAt: str('Until when the previous secret signs too (24 hours)'),
+  }),
+  WebhookDelivery: object({
+    id: str('The webhook-id header: the same on every attempt of this event'),
+    type: str('<API name>.inserted|updated|deleted'),
+    status: { type: 'string', enum: ['pending', 'sending', 'delivered', 'failed', 'cancelled'] },
+    attempts: { type: 'integer' },
+    nextAttemptAt: nullableStr('While pending'),
+    lastStatusCode: { type: 'integer', nullable: true },
+    lastError: nullableStr('Why the last attempt failed (never the URL)'),
+    createdAt: str(),
+    deliveredAt: nullableStr(),
+  }),
+  RetriedDelivery: object({ status: { type: 'string', enum: ['queued'] } }),
   ApiKey: object({
     id: str(),
     name: str(),

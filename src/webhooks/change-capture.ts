@@ -54,15 +54,21 @@ const KEYS_PER_READ = 300;
  */
 export class ChangeCapture {
   readonly changes: RowChange[] = [];
+  private watched: Promise<WatchedTables> | null = null;
 
+  /**
+   * @param watchedTables reads which tables the main version's webhooks listen to; called once,
+   * when a write first asks (a request that writes nothing pays nothing).
+   */
   constructor(
-    private readonly watched: Promise<WatchedTables>,
+    private readonly watchedTables: () => Promise<WatchedTables>,
     readonly actor: ChangeActor,
     private readonly onCommit: (capture: ChangeCapture) => Promise<void>,
   ) {}
 
   /** Whether `event` on `table` is listened to (the main version's webhooks, cached per revision). */
   async watches(table: ModelTable, event: WebhookEvent): Promise<boolean> {
+    this.watched ??= this.watchedTables();
     return (await this.watched)(table.name, event);
   }
 

@@ -23,7 +23,7 @@ export class WebhooksController {
     summary: 'Create a webhook (working version)',
     description:
       'The URL is checked (form, and every address its host resolves to must be public). The answer carries the signing secret (whsec_…), never shown again.',
-    ok: { status: 201, description: 'The webhook and its secret' },
+    ok: { status: 201, description: 'The webhook and its secret', schema: 'CreatedWebhook' },
     errors: [400, 404, 409, 415],
   })
   @Post()
@@ -41,7 +41,7 @@ export class WebhooksController {
     summary: "List an app's webhooks",
     description:
       'Webhooks of your working version, with their delivery state (suspended, failing since).',
-    ok: { description: 'The webhooks' },
+    ok: { description: 'The webhooks', schema: ['Webhook'] },
     errors: [404],
   })
   @Get()
@@ -54,7 +54,11 @@ export class WebhooksController {
   }
 
   /** `GET …/webhooks/:id`. */
-  @ApiRoute({ summary: 'Read a webhook', ok: { description: 'The webhook' }, errors: [404] })
+  @ApiRoute({
+    summary: 'Read a webhook',
+    ok: { description: 'The webhook', schema: 'Webhook' },
+    errors: [404],
+  })
   @Get(':id')
   async get(
     @Param('appId') appId: string,
@@ -69,7 +73,7 @@ export class WebhooksController {
   @ApiRoute({
     summary: 'Replace a webhook',
     description: 'enabled: true also lifts a suspension (after a 410 or 3 days of failures).',
-    ok: { description: 'The webhook' },
+    ok: { description: 'The webhook', schema: 'Webhook' },
     errors: [400, 404, 409, 415],
   })
   @Put(':id')
@@ -105,7 +109,11 @@ export class WebhooksController {
     summary: "Rotate a webhook's secret",
     description:
       'Answers the new secret (shown this once). For 24 hours every delivery carries two signatures, one per secret.',
-    ok: { status: 201, description: 'The new secret and when the previous one stops signing' },
+    ok: {
+      status: 201,
+      description: 'The new secret and when the previous one stops signing',
+      schema: 'WebhookSecret',
+    },
     errors: [404],
   })
   @Post(':id/rotate-secret')
@@ -121,7 +129,10 @@ export class WebhooksController {
   /** `GET …/webhooks/:id/deliveries`: the newest 100, newest first. */
   @ApiRoute({
     summary: "A webhook's delivery log",
-    ok: { description: 'Deliveries: status, attempts, last answer, next attempt' },
+    ok: {
+      description: 'Deliveries: status, attempts, last answer, next attempt',
+      schema: ['WebhookDelivery'],
+    },
     errors: [404],
   })
   @Get(':id/deliveries')
@@ -137,7 +148,7 @@ export class WebhooksController {
   /** `POST …/webhooks/:id/deliveries/:deliveryId/retry` → `202`. */
   @ApiRoute({
     summary: 'Send a delivery again now',
-    ok: { status: 202, description: 'Queued' },
+    ok: { status: 202, description: 'Queued', schema: 'RetriedDelivery' },
     errors: [404, 409],
   })
   @Post(':id/deliveries/:deliveryId/retry')

@@ -336,12 +336,11 @@ export class WebhooksService implements OnApplicationBootstrap, OnModuleDestroy 
    * webhooks listen to is read once per request, when a write first asks.
    */
   capture(appId: string, caller: Caller): ChangeCapture {
-    let watched: Promise<WatchedTables> | null = null;
-    const lazy = {
-      then: <T>(f: (w: WatchedTables) => T, r?: (e: unknown) => T) =>
-        (watched ??= this.watchedTables(appId)).then(f, r),
-    } as unknown as Promise<WatchedTables>;
-    return new ChangeCapture(lazy, actorOf(caller), (c) => this.enqueue(appId, c));
+    return new ChangeCapture(
+      () => this.watchedTables(appId),
+      actorOf(caller),
+      (c) => this.enqueue(appId, c),
+    );
   }
 
   private async listeners(appId: string): Promise<MainWatch | null> {
