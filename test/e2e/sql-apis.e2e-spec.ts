@@ -365,14 +365,31 @@ for (const dialect of SALES_DIALECTS) {
       expect((await data('{ countOrders }')).countOrders).toBe(ORDERS.length);
     });
 
-    it('leaves a :name inside a string literal as text, not a parameter', async () => {
-      const res = await save({
+    it('refuses a :name inside a string literal or comment with its position, saving nothing', async () => {
+      const literal = await save({
         name: 'literalColon',
-        statement: "SELECT id FROM orders WHERE status = ':status' -- :nor_here",
+        statement: "SELECT id FROM orders WHERE status = ':status'",
       });
-      expect(res.status).toBe(201);
-      expect(res.body).toMatchObject({ arguments: [], status: 'draft' });
-      await run.http('DELETE', `/api/apps/${appId}/sql-apis/${(res.body as { id: string }).id}`, {
+      expect(literal.status).toBe(400);
+      expect(literal.body.message).toMatch(/line 1, column 39/);
+      expect(literal.body.message).toMatch(/:status inside a string literal is not a parameter/);
+      const comment = await save({
+        name: 'commentColon',
+        statement: 'SELECT id FROM orders -- filtered by :status\nWHERE status IS NOT NULL',
+      });
+      expect(comment.status).toBe(400);
+      expect(comment.body.message).toMatch(/:status inside a comment/);
+      const listed = await run.http('GET', `/api/apps/${appId}/sql-apis`, { token });
+      const names = (listed.body as { name: string }[]).map((a) => a.name);
+      expect(names).not.toContain('literalColon');
+      expect(names).not.toContain('commentColon');
+      // Text with a colon that names nothing stays text.
+      const time = await save({
+        name: 'timeText',
+        statement: "SELECT id FROM orders WHERE status <> '10:30'",
+      });
+      expect(time.status).toBe(201);
+      await run.http('DELETE', `/api/apps/${appId}/sql-apis/${(time.body as { id: string }).id}`, {
         token,
       });
     });

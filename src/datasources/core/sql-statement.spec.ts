@@ -97,46 +97,66 @@ describe('parseNamedStatement: placeholders per dialect', () => {
   });
 });
 
-describe('parseNamedStatement: placeholders inside literals and comments stay text', () => {
+describe('parseNamedStatement: a :name inside a literal or comment is refused where it stands', () => {
   it.each(ALL)('%s: strings, comments', (type) => {
-    const parsed = parseNamedStatement("SELECT ':a', 'it''s :b' /* :c */ -- :d\n, :e", type);
+    // Text around the literals and comments is lexed as before: what follows them binds.
+    const parsed = parseNamedStatement(
+      "SELECT ': a', 'it''s 10:30' /* x::int */ -- :: \n, :e",
+      type,
+    );
     expect(parsed.names).toEqual(['e']);
-    expect(parsed.sql).toContain("':a', 'it''s :b' /* :c */ -- :d\n");
+    expect(parsed.sql).toContain("': a', 'it''s 10:30' /* x::int */ -- :: \n");
+    // Each hidden :name is refused at its colon, saying how to write either meaning.
+    const literal = "SELECT 'it''s :b', :e";
+    const e = refusal(literal, type);
+    expect(e.position).toBe(literal.indexOf(':b'));
+    expect(e.message).toMatch(/:b inside a string literal is not a parameter/);
+    expect(refusal('SELECT 1 /* :c */', type).message).toMatch(/:c inside a comment/);
+    expect(refusal('SELECT 1 -- :d\n', type).position).toBe(12);
   });
 
   it('PostgreSQL: quoted identifiers, dollar quotes, E-strings, nested comments', () => {
     const parsed = parseNamedStatement(
-      `SELECT ":a" , $$ :b ' $$, $fn$ :c $$ $fn$, E'\\' :d', /* x /* :e */ :f */ :g`,
+      `SELECT ":a" , $$ b ' $$, $fn$ c $$ $fn$, E'\\' d', /* x /* e */ f */ :g`,
       'postgres',
     );
     expect(parsed.names).toEqual(['g']);
     expect(parsed.sql.endsWith('$1')).toBe(true);
+    expect(refusal('SELECT $$ :b $$', 'postgres').position).toBe(10);
+    expect(refusal('SELECT $fn$ :c $$ $fn$', 'postgres').message).toMatch(/:c inside a string/);
+    const eString = "SELECT E'\\' :d'";
+    expect(refusal(eString, 'postgres').position).toBe(eString.indexOf(':d'));
+    expect(refusal('SELECT /* x /* :e */ */ 1', 'postgres').position).toBe(15);
     // A plain string ends at the first quote: a backslash escapes nothing there.
     expect(parseNamedStatement("SELECT 'a\\', :x", 'postgres').names).toEqual(['x']);
     // `e'` ending a word is no E-string prefix.
     expect(parseNamedStatement("SELECT some'\\', :x", 'postgres').names).toEqual(['x']);
     // `a$b$` is an identifier, not a dollar quote.
     expect(parseNamedStatement('SELECT a$b$, :x FROM t', 'postgres').names).toEqual(['x']);
+    // JSON text with a space after each colon is text.
+    expect(parseNamedStatement(`SELECT '{"a": true}'::jsonb`, 'postgres').names).toEqual([]);
   });
 
   it('MySQL/MariaDB: backslash escapes, "strings", backticks, # comments, -- only before space', () => {
     const parsed = parseNamedStatement(
-      'SELECT \'a\\\' :a\', "b\\" :b", `c :c`, :d # :e\n -- :f\n',
+      'SELECT \'a\\\' a\', "b\\" b", `c :c`, :d # e\n -- f\n',
       'mysql',
     );
     expect(parsed.names).toEqual(['d']);
+    expect(refusal('SELECT "b\\" :b"', 'mysql').message).toMatch(/:b inside a string literal/);
+    expect(refusal('SELECT 1 # :e\n', 'mysql').position).toBe(11);
     // `--1` is minus minus one on MySQL: what follows is SQL, so its `:x` is a placeholder.
     expect(parseNamedStatement('SELECT 1--1, :x', 'mysql').names).toEqual(['x']);
-    expect(parseNamedStatement('SELECT 1--1, :x', 'postgres').names).toEqual([]);
+    expect(refusal('SELECT 1--1, :x', 'postgres').message).toMatch(/:x inside a comment/);
   });
 
   it('SQL Server: [brackets] with ]] and nested comments', () => {
-    const parsed = parseNamedStatement('SELECT [a]] :a], /* /* :b */ :c */ :d', 'mssql');
+    const parsed = parseNamedStatement('SELECT [a]] :a], /* /* b */ c */ :d', 'mssql');
     expect(parsed.names).toEqual(['d']);
-    expect(parsed.sql).toBe('SELECT [a]] :a], /* /* :b */ :c */ @p1');
+    expect(parsed.sql).toBe('SELECT [a]] :a], /* /* b */ c */ @p1');
   });
 
-  it('SQLite: [brackets] and backticks', () => {
+  it('SQLite: [brackets] and backticks keep a colon as part of the name', () => {
     expect(parseNamedStatement('SELECT [x :a], `y :b`, :c', 'sqlite').names).toEqual(['c']);
   });
 });
@@ -277,7 +297,7 @@ describe('parseNamedStatement: hostile statements', () => {
     expect(e.position).toBe(STATEMENT_MAX_LENGTH);
 
     const depth = 24_000;
-    const nested = `SELECT 1 ${'/*'.repeat(depth)} ; :x ${'*/'.repeat(depth)}`;
+    const nested = `SELECT 1 ${'/*'.repeat(depth)} ; x ${'*/'.repeat(depth)}`;
     expect(parseNamedStatement(nested, 'postgres').names).toEqual([]);
     expect(
       refusal(`SELECT 1 ${'/*'.repeat(depth)}${'*/'.repeat(depth - 1)}`, 'mssql').message,

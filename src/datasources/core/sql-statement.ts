@@ -253,11 +253,12 @@ const MSSQL_SET_OPERATORS = new Set(['UNION', 'ALL', 'EXCEPT', 'INTERSECT']);
  * @throws StatementTextError, with the position, for: text over {@link STATEMENT_MAX_LENGTH}
  *   (before scanning), a NUL character, a second statement (anything but white space or comments
  *   after a `;`; on SQL Server also a statement keyword after a complete SELECT), an unterminated
- *   literal, identifier or comment, a MySQL executable comment (`/*!`, `/*M!`: the server runs
+ *   literal, identifier or comment, a `:name` inside a string literal or comment (it would be text,
+ *   never bound), a MySQL executable comment (`/*!`, `/*M!`: the server runs
  *   its content), the database's own placeholders (`?`, `$1`, `@name`), a placeholder name not
  *   matching {@link PLACEHOLDER_NAME}, more than {@link STATEMENT_MAX_NAMES} distinct names, an
  *   empty statement, and on SQLite a statement that is no SELECT/WITH/VALUES/INSERT/UPDATE/
- *   DELETE/REPLACE ({@link SQLITE_VERBS}). A `:name` inside a literal or comment is left as it is.
+ *   DELETE/REPLACE ({@link SQLITE_VERBS}).
  */
 export function parseNamedStatement(text: string, type: DatasourceType): ParsedStatement {
   if (text.length > STATEMENT_MAX_LENGTH) {
@@ -300,13 +301,13 @@ export function parseNamedStatement(text: string, type: DatasourceType): ParsedS
       const after = i + 2 < n ? text.charCodeAt(i + 2) : 0;
       if (!lex.dashDashNeedsSpace || i + 2 >= n || after <= 32) {
         const eol = text.indexOf('\n', i + 2);
-        i = eol < 0 ? n : eol + 1;
+        i = refusePlaceholderIn(text, i, eol < 0 ? n : eol + 1, 'comment', fail);
         continue;
       }
     }
     if (c === 35 && lex.hashComments) {
       const eol = text.indexOf('\n', i + 1);
-      i = eol < 0 ? n : eol + 1;
+      i = refusePlaceholderIn(text, i, eol < 0 ? n : eol + 1, 'comment', fail);
       continue;
     }
     if (c === 47 && next === 42) {
@@ -320,7 +321,9 @@ export function parseNamedStatement(text: string, type: DatasourceType): ParsedS
           i,
         );
       }
+      const start = i;
       i = skipBlockComment(text, i, lex.nestedComments, fail);
+      i = refusePlaceholderIn(text, start, i, 'comment', fail);
       continue;
     }
     if (c === 32 || c === 9 || c === 10 || c === 13 || c === 11 || c === 12) {
@@ -343,13 +346,17 @@ export function parseNamedStatement(text: string, type: DatasourceType): ParsedS
     // Literals and quoted identifiers.
     if (c === 39) {
       const escapes = lex.backslashInStrings || (lex.dollarQuotes && eStringPrefix(text, i));
+      const start = i;
       i = skipQuoted(text, i, 39, escapes, 'string literal', fail);
+      i = refusePlaceholderIn(text, start, i, 'string literal', fail);
       continue;
     }
     if (c === 34) {
-      i = lex.doubleQuoteIsString
-        ? skipQuoted(text, i, 34, true, 'string literal', fail)
-        : skipQuoted(text, i, 34, false, 'quoted identifier', fail);
+      if (lex.doubleQuoteIsString) {
+        const start = i;
+        i = skipQuoted(text, i, 34, true, 'string literal', fail);
+        i = refusePlaceholderIn(text, start, i, 'string literal', fail);
+      } else i = skipQuoted(text, i, 34, false, 'quoted identifier', fail);
       continue;
     }
     if (c === 96 && lex.backticks) {
@@ -371,7 +378,7 @@ export function parseNamedStatement(text: string, type: DatasourceType): ParsedS
         const tag = text.slice(i, tagEnd + 1);
         const close = text.indexOf(tag, tagEnd + 1);
         if (close < 0) fail(`Unterminated dollar-quoted string: add the closing ${tag}`, i);
-        i = close + tag.length;
+        i = refusePlaceholderIn(text, i, close + tag.length, 'string literal', fail);
         continue;
       }
     }
@@ -483,6 +490,36 @@ function eStringPrefix(text: string, quote: number): boolean {
   const e = text.charCodeAt(quote - 1);
   if (quote < 1 || (e !== 69 && e !== 101)) return false;
   return quote < 2 || !isIdentPart(text.charCodeAt(quote - 2));
+}
+
+/**
+ * Refuses a `:name` written inside a string literal or comment spanning `start` to `end`: it
+ * would be sent as text, never bound, which is not what a builder who wrote it meant (issue 26,
+ * PEERS.md §G5). `::` (a cast written in a comment), `:=` and a colon before anything but a
+ * letter or `_` (`'10:30'`, `'http://…'`, `'{"a": 1}'`) are text as usual.
+ * @returns `end`. @throws StatementTextError at the colon, saying how to write either meaning.
+ */
+function refusePlaceholderIn(
+  text: string,
+  start: number,
+  end: number,
+  what: 'string literal' | 'comment',
+  fail: (problem: string, at: number) => never,
+): number {
+  let at = text.indexOf(':', start);
+  while (at >= 0 && at < end) {
+    const before = at > 0 ? text.charCodeAt(at - 1) : 0;
+    const after = at + 1 < end ? text.charCodeAt(at + 1) : 0;
+    if (before !== 58 && after !== 58 && isIdentStart(after) && after < 128) {
+      const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(at + 1, Math.min(end, at + 65)))?.[0];
+      fail(
+        `:${name} inside a ${what} is not a parameter: move it out of the ${what} to bind it (e.g. 'x' || :${name}), or write a space after the colon if it is text`,
+        at,
+      );
+    }
+    at = text.indexOf(':', at + 1);
+  }
+  return end;
 }
 
 /**
