@@ -22,7 +22,8 @@ export const GRAPHQL_CODE_OF: Record<ErrorCode, string> = {
 /**
  * A write the database (or the model's own length rule) refused. Shown to the caller as a
  * GraphQL error with `extensions.code` (UNIQUE_VIOLATION, FOREIGN_KEY_VIOLATION,
- * NOT_NULL_VIOLATION, VALUE_TOO_LONG, INVALID_VALUE) and `extensions.field` (CONTRACT.md §6).
+ * NOT_NULL_VIOLATION, VALUE_TOO_LONG, INVALID_VALUE; TRANSACTION_CONFLICT for a deadlock or lock
+ * wait timeout, which may be sent again) and `extensions.field` (CONTRACT.md §6).
  */
 export class DatabaseRefusalError extends Error {
   /**

@@ -686,7 +686,13 @@ export type RefusalCode =
    * `updateMany<Base>`/`deleteMany<Base>` would change more rows than its `atMost` (README
    * "Writing rows"): refused by the service, never by a database, and nothing is changed.
    */
-  | 'TOO_MANY_ROWS';
+  | 'TOO_MANY_ROWS'
+  /**
+   * The database broke the request off to resolve a lock conflict with a concurrent write (a
+   * deadlock, a lock wait timeout): nothing was written and the same request may be sent again
+   * (README "Writing rows", issue 24). Field null.
+   */
+  | 'TRANSACTION_CONFLICT';
 
 /**
  * A driver error translated for the caller: a plain-words message naming the field where the

@@ -81,3 +81,16 @@ export function soleColumnOf(expression: string, context: WriteContext): string 
   }
   return found.size === 1 ? [...found][0] : null;
 }
+
+/**
+ * The TRANSACTION_CONFLICT refusal (README "Writing rows", issue 24): the database chose this
+ * request's transaction as the victim of a deadlock, or a lock wait ran out. The request's
+ * transaction is rolled back, so nothing was written, and sending it again may succeed. Field null.
+ */
+export function transactionConflict(): DatabaseRefusal {
+  return {
+    code: 'TRANSACTION_CONFLICT',
+    field: null,
+    message: 'The request conflicted with a concurrent write and was rolled back; send it again',
+  };
+}

@@ -491,16 +491,6 @@ describe('translateMssqlError (recorded mssql/tedious error shapes)', () => {
         ),
       ],
       [
-        'a deadlock (1205)',
-        recorded(
-          token(
-            1205,
-            'Transaction (Process ID 52) was deadlocked on lock resources with another process and has been chosen as the deadlock victim. Rerun the transaction.',
-            13,
-          ),
-        ),
-      ],
-      [
         'a request timeout',
         new mssql.RequestError(
           Object.assign(new Error('Timeout: Request failed to complete in 15000ms'), {
@@ -588,5 +578,31 @@ describe('bad values → INVALID_VALUE (issue 11, item 2; SQL Server docs, "Data
       field: null,
       message: `A value does not fit its column: ${reason}`,
     });
+  });
+});
+
+describe('lock conflicts → TRANSACTION_CONFLICT (issue 24; SQL Server docs, "Database engine events and errors")', () => {
+  const conflict = {
+    code: 'TRANSACTION_CONFLICT',
+    field: null,
+    message: 'The request conflicted with a concurrent write and was rolled back; send it again',
+  };
+
+  it.each([
+    [
+      1205,
+      'Transaction (Process ID 53) was deadlocked on lock resources with another process and has been chosen as the deadlock victim. Rerun the transaction.',
+      13,
+    ],
+    [1222, 'Lock request time out period exceeded.', 16],
+  ])('%i → TRANSACTION_CONFLICT, field null', (number, message, klass) => {
+    const info = token(number, message, klass);
+    expect(translateMssqlError(recorded(info), context('customers', 'insert'))).toEqual(conflict);
+    expect(translateMssqlError(tediousError(info), context('customers', 'update'))).toEqual(
+      conflict,
+    );
+    // Plain words: no process id, no lock resource, nothing of the server's text.
+    const said = translateMssqlError(recorded(info), context('customers', 'delete'))!.message;
+    expect(said).not.toMatch(/\d|deadlock|lock|process|victim|\(/i);
   });
 });

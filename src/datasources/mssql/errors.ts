@@ -1,5 +1,11 @@
 import type { DatabaseRefusal, WriteContext } from '../core/dialect';
-import { invalidValue, isObject, knownColumn, text } from '../core/refusal-helpers';
+import {
+  invalidValue,
+  isObject,
+  knownColumn,
+  text,
+  transactionConflict,
+} from '../core/refusal-helpers';
 
 /**
  * SQL Server error numbers of the four refusals (SQL Server docs, "Database engine events and
@@ -11,6 +17,8 @@ const UNIQUE_INDEX = 2601; // Cannot insert duplicate key row in object '%.*ls' 
 const CONSTRAINT_CONFLICT = 547; // The %ls statement conflicted with the %ls constraint "%.*ls". The conflict occurred in database "%.*ls", table "%.*ls"[, column '%.*ls'].
 const NULL_NOT_ALLOWED = 515; // Cannot insert the value NULL into column '%.*ls', table '%.*ls'; column does not allow nulls. %ls fails.
 const TRUNCATED = 8152; // String or binary data would be truncated.
+const DEADLOCK_VICTIM = 1205; // Transaction (Process ID %d) was deadlocked on %.*ls resources with another process and has been chosen as the deadlock victim. Rerun the transaction.
+const LOCK_TIMEOUT = 1222; // Lock request time out period exceeded.
 const TRUNCATED_NAMED = 2628; // String or binary data would be truncated in table '%.*ls', column '%.*ls'. Truncated value: '%.*ls'.
 
 /**
@@ -39,6 +47,8 @@ const REFUSAL_NUMBERS = new Set([
   NULL_NOT_ALLOWED,
   TRUNCATED,
   TRUNCATED_NAMED,
+  DEADLOCK_VICTIM,
+  LOCK_TIMEOUT,
 ]);
 
 /** One server error as the driver reported it. */
@@ -79,6 +89,8 @@ interface ServerError {
  *   service checks integer ranges, UUID shape, real dates and `decimal(p,s)` before any SQL).
  * - 2628 → `VALUE_TOO_LONG`, field from `column '…'` (SQL Server 2019+, or 2016/2017 with trace
  *   flag 460); 8152 (older servers and compatibility levels) names nothing → field null.
+ * - 1205 (chosen as deadlock victim) and 1222 (lock request timeout, `SET LOCK_TIMEOUT`) →
+ *   `TRANSACTION_CONFLICT`, field null: the request's transaction rolls back and may be sent again.
  *
  * A field is named only when it is a column `context.columns` holds (any name when it is empty).
  * Messages are plain words; they never carry SQL text, constraint or index names, key or
@@ -98,6 +110,9 @@ export function translateMssqlError(error: unknown, context: WriteContext): Data
       return uniqueViolation(found, context);
     case CONSTRAINT_CONFLICT:
       return constraintConflict(found, context);
+    case DEADLOCK_VICTIM:
+    case LOCK_TIMEOUT:
+      return transactionConflict();
     case NULL_NOT_ALLOWED: {
       const field = knownColumn(/into column '(.*?)', table '/s.exec(found.message)?.[1], context);
       return {

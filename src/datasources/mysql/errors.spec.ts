@@ -402,3 +402,47 @@ describe('translateMysqlError: text that is not WKT (review item 20)', () => {
     expect(translateMysqlError(e(), ctx('update', columns, 'routes'))?.field).toBeNull();
   });
 });
+
+describe('translateMysqlError: lock conflicts → TRANSACTION_CONFLICT (issue 24; recorded from MariaDB 10.11)', () => {
+  const conflict = {
+    code: 'TRANSACTION_CONFLICT',
+    field: null,
+    message: 'The request conflicted with a concurrent write and was rolled back; send it again',
+  };
+  // Recorded from two mysql2 connections updating rows 1 and 2 in opposite order, and from a wait
+  // on a held row with innodb_lock_wait_timeout=1.
+  const deadlock = () =>
+    Object.assign(
+      driverError(
+        1213,
+        'ER_LOCK_DEADLOCK',
+        'Deadlock found when trying to get lock; try restarting transaction',
+      ),
+      { sqlState: '40001' },
+    );
+  const lockWait = () =>
+    Object.assign(
+      driverError(
+        1205,
+        'ER_LOCK_WAIT_TIMEOUT',
+        'Lock wait timeout exceeded; try restarting transaction',
+      ),
+      { sqlState: 'HY000' },
+    );
+
+  it.each([
+    ['1213 deadlock', deadlock],
+    ['1205 lock wait timeout', lockWait],
+  ])('%s → TRANSACTION_CONFLICT, field null, in plain words', (_name, make) => {
+    for (const operation of ['insert', 'update', 'delete'] as const) {
+      expect(translateMysqlError(make(), ctx(operation))).toEqual(conflict);
+      expect(translateMysqlError({ driverError: make() }, ctx(operation))).toEqual(conflict);
+    }
+    expect(translateMysqlError(make(), ctx('insert'))?.message).not.toMatch(/deadlock|lock wait/i);
+  });
+
+  it('by its mysql2 code name alone (no errno)', () => {
+    expect(translateMysqlError({ code: 'ER_LOCK_DEADLOCK' }, ctx('insert'))).toEqual(conflict);
+    expect(translateMysqlError({ code: 'ER_LOCK_WAIT_TIMEOUT' }, ctx('update'))).toEqual(conflict);
+  });
+});

@@ -1,5 +1,12 @@
 import type { DatabaseRefusal, WriteContext } from '../core/dialect';
-import { invalidValue, isObject, knownColumn, text, wordList } from '../core/refusal-helpers';
+import {
+  invalidValue,
+  isObject,
+  knownColumn,
+  text,
+  transactionConflict,
+  wordList,
+} from '../core/refusal-helpers';
 
 /**
  * Server error numbers of the four refusals (MySQL "Server Error Message Reference"; MariaDB
@@ -27,6 +34,8 @@ const ER_GIS_INVALID_DATA = 3037; // MySQL: Invalid GIS data provided to functio
 const ER_INVALID_JSON_TEXT = 3140; // MySQL: Invalid JSON text: "%s" at position %u in value for column '%-.200s'.
 const ER_CHECK_CONSTRAINT_VIOLATED = 3819; // MySQL 8.0.16+: Check constraint '%-.192s' is violated.
 const ER_CONSTRAINT_FAILED = 4025; // MariaDB: CONSTRAINT %`s failed for %`-.192s.%`-.192s
+const ER_LOCK_WAIT_TIMEOUT = 1205; // Lock wait timeout exceeded; try restarting transaction
+const ER_LOCK_DEADLOCK = 1213; // Deadlock found when trying to get lock; try restarting transaction
 
 /** mysql2's `code` names of the same errors, for an error that carries no `errno`. */
 const BY_NAME: Record<string, number> = {
@@ -52,6 +61,8 @@ const BY_NAME: Record<string, number> = {
   ER_GIS_INVALID_DATA,
   ER_CHECK_CONSTRAINT_VIOLATED,
   ER_CONSTRAINT_FAILED,
+  ER_LOCK_WAIT_TIMEOUT,
+  ER_LOCK_DEADLOCK,
 };
 const BY_NAME_VALUES = new Set(Object.values(BY_NAME));
 
@@ -92,6 +103,10 @@ const BY_NAME_VALUES = new Set(Object.values(BY_NAME));
  *   constraint `<table>.<column>` (MariaDB "CONSTRAINT": a column constraint is named after its
  *   column): field, that column; a named table constraint whose name is a column of the table
  *   gives that column; any other name gives field null.
+ * - `1213` ER_LOCK_DEADLOCK (InnoDB rolled the transaction back) and `1205`
+ *   ER_LOCK_WAIT_TIMEOUT (`innodb_lock_wait_timeout` ran out) → `TRANSACTION_CONFLICT`, field
+ *   null: a concurrent write held the rows; the request's transaction rolls back and may be sent
+ *   again.
  *
  * A field is named only when it is a column `context.columns` holds (any column the message
  * names when `context.columns` is empty, but never an index name). Messages are plain words; they never carry SQL text, index or
@@ -151,6 +166,9 @@ export function translateMysqlError(error: unknown, context: WriteContext): Data
     case ER_ILLEGAL_VALUE_FOR_TYPE:
     case ER_WRONG_VALUE_FOR_TYPE:
       return invalidValue(columnOfValueError(message, context), 'not a valid value of its type');
+    case ER_LOCK_DEADLOCK:
+    case ER_LOCK_WAIT_TIMEOUT:
+      return transactionConflict();
     default:
       return null;
   }

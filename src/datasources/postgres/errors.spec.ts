@@ -407,6 +407,81 @@ describeWith('postgres')('translatePostgresError (real PostgreSQL errors through
       }
     });
   });
+
+  describe('lock conflicts with a concurrent write → TRANSACTION_CONFLICT (issue 24)', () => {
+    const conflict: DatabaseRefusal = {
+      code: 'TRANSACTION_CONFLICT',
+      field: null,
+      message: 'The request conflicted with a concurrent write and was rolled back; send it again',
+    };
+
+    it('40P01: a real deadlock of two transactions updating the same rows in opposite order', async () => {
+      const first = ds.createQueryRunner();
+      const second = ds.createQueryRunner();
+      try {
+        await first.startTransaction('READ COMMITTED');
+        await second.startTransaction('READ COMMITTED');
+        await first.query(`UPDATE customers SET nickname = nickname WHERE id = 1`);
+        await second.query(`UPDATE customers SET nickname = nickname WHERE id = 2`);
+        // Each now waits for the row the other holds; PostgreSQL breaks the cycle after
+        // deadlock_timeout (1 s by default) by failing one of the two statements with 40P01.
+        const outcomes = await Promise.allSettled([
+          first.query(`UPDATE customers SET nickname = nickname WHERE id = 2`),
+          second.query(`UPDATE customers SET nickname = nickname WHERE id = 1`),
+        ]);
+        const failed = outcomes.filter((o) => o.status === 'rejected');
+        expect(failed).toHaveLength(1);
+        const error = (failed[0] as PromiseRejectedResult).reason as QueryFailedError & {
+          driverError: Record<string, unknown>;
+        };
+        expect(error).toBeInstanceOf(QueryFailedError);
+        expect(error.driverError.code).toBe('40P01');
+        const ctx = context('customers', 'update');
+        expect(translatePostgresError(error, ctx)).toEqual(conflict);
+        expect(translatePostgresError(error.driverError, ctx)).toEqual(conflict);
+        expectPlain(translatePostgresError(error, ctx), error, ['1', '2']);
+      } finally {
+        for (const runner of [first, second]) {
+          if (runner.isTransactionActive) await runner.rollbackTransaction();
+          await runner.release();
+        }
+      }
+    });
+
+    it('55P03: a lock wait that outlasts lock_timeout', async () => {
+      const holder = ds.createQueryRunner();
+      const waiter = ds.createQueryRunner();
+      try {
+        await holder.startTransaction();
+        await waiter.startTransaction();
+        await holder.query(`UPDATE customers SET nickname = nickname WHERE id = 1`);
+        await waiter.query(`SET LOCAL lock_timeout = '50ms'`);
+        let caught: unknown;
+        try {
+          await waiter.query(`UPDATE customers SET nickname = nickname WHERE id = 1`);
+        } catch (error) {
+          caught = error;
+        }
+        const error = caught as QueryFailedError & { driverError: Record<string, unknown> };
+        expect(error).toBeInstanceOf(QueryFailedError);
+        expect(error.driverError.code).toBe('55P03');
+        expect(translatePostgresError(error, context('customers', 'update'))).toEqual(conflict);
+      } finally {
+        for (const runner of [holder, waiter]) {
+          if (runner.isTransactionActive) await runner.rollbackTransaction();
+          await runner.release();
+        }
+      }
+    });
+
+    it('40001 serialization_failure (recorded pg fields) is one too', () => {
+      const error = Object.assign(
+        new Error('could not serialize access due to concurrent update'),
+        { code: '40001', severity: 'ERROR' },
+      );
+      expect(translatePostgresError(error, context('customers', 'insert'))).toEqual(conflict);
+    });
+  });
 });
 
 describe('translatePostgresError: bad values → INVALID_VALUE (issue 11, item 2; recorded pg fields)', () => {

@@ -1,5 +1,12 @@
 import type { DatabaseRefusal, WriteContext } from '../core/dialect';
-import { invalidValue, isObject, knownColumn, text, wordList } from '../core/refusal-helpers';
+import {
+  invalidValue,
+  isObject,
+  knownColumn,
+  text,
+  transactionConflict,
+  wordList,
+} from '../core/refusal-helpers';
 
 /**
  * SQLSTATE codes of the four refusals (PostgreSQL docs, Appendix A "PostgreSQL Error Codes",
@@ -10,6 +17,16 @@ const FOREIGN_KEY_VIOLATION = '23503';
 const NOT_NULL_VIOLATION = '23502';
 const STRING_DATA_RIGHT_TRUNCATION = '22001';
 const CHECK_VIOLATION = '23514';
+
+/**
+ * Lock conflicts with a concurrent transaction (PostgreSQL docs, Appendix A: class 40
+ * "Transaction Rollback" and 55P03 lock_not_available, raised when `lock_timeout` runs out).
+ */
+const TRANSACTION_CONFLICTS = new Set([
+  '40P01', // deadlock_detected
+  '40001', // serialization_failure
+  '55P03', // lock_not_available
+]);
 
 /** Class 22 "Data Exception" codes in plain words (PostgreSQL docs, Appendix A). */
 const DATA_EXCEPTIONS: Record<string, string> = {
@@ -61,6 +78,10 @@ interface PgErrorFields {
  *   UUID shape, real dates and `numeric(p,s)` before any SQL, naming the field; these are for
  *   what it does not know.
  *
+ * - `40P01` deadlock_detected, `40001` serialization_failure, `55P03` lock_not_available →
+ *   `TRANSACTION_CONFLICT`, field null: a concurrent write held the rows; the request's
+ *   transaction rolls back and may be sent again.
+ *
  * A field is named only when it is a plain column name that `context.columns` holds (any name when
  * `context.columns` is empty): an expression index (`Key (lower(email::text))=…`) or a column of
  * another table (a trigger's write) gives field null. Messages are plain words; they never carry
@@ -94,6 +115,7 @@ export function translatePostgresError(
     case CHECK_VIOLATION:
       return checkViolation(fields, context);
     default:
+      if (fields.code && TRANSACTION_CONFLICTS.has(fields.code)) return transactionConflict();
       if (fields.code?.startsWith('22')) {
         return invalidValue(
           knownColumn(fields.column, context),

@@ -356,3 +356,20 @@ describe('translateSqliteError: CHECK constraints → INVALID_VALUE (issue 11, i
     expect(translateSqliteError({ driverError: sqlite(message) }, ctx)?.code).toBe('INVALID_VALUE');
   });
 });
+
+describe('translateSqliteError: a busy database file → TRANSACTION_CONFLICT (issue 24)', () => {
+  it('SQLITE_BUSY and SQLITE_BUSY_SNAPSHOT, raw or under TypeORM, give TRANSACTION_CONFLICT with no field', () => {
+    const ctx = context('customers', 'insert');
+    for (const code of ['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT']) {
+      const raw = Object.assign(new Error('database is locked'), { name: 'SqliteError', code });
+      const expected = {
+        code: 'TRANSACTION_CONFLICT',
+        field: null,
+        message:
+          'The request conflicted with a concurrent write and was rolled back; send it again',
+      };
+      expect(translateSqliteError(raw, ctx)).toEqual(expected);
+      expect(translateSqliteError({ driverError: raw, code }, ctx)).toEqual(expected);
+    }
+  });
+});

@@ -1,5 +1,12 @@
 import type { DatabaseRefusal, WriteContext } from '../core/dialect';
-import { invalidValue, isObject, soleColumnOf, text, wordList } from '../core/refusal-helpers';
+import {
+  invalidValue,
+  isObject,
+  soleColumnOf,
+  text,
+  transactionConflict,
+  wordList,
+} from '../core/refusal-helpers';
 
 /**
  * Translates a SQLite error into the contract's refusal (CONTRACT.md §6 "Database refusals"), or
@@ -21,6 +28,9 @@ import { invalidValue, isObject, soleColumnOf, text, wordList } from '../core/re
  *   `context.columns` the name or expression mentions, else null.
  * - `SQLITE_MISMATCH` (a non-integer into an `INTEGER PRIMARY KEY`) and `SQLITE_TOOBIG` →
  *   `INVALID_VALUE`, field null.
+ * - `SQLITE_BUSY` and its extended codes (`SQLITE_BUSY_SNAPSHOT`, …), should one reach a write
+ *   (the pool takes the write lock with `BEGIN IMMEDIATE` and answers a busy file itself) →
+ *   `TRANSACTION_CONFLICT`, field null: the request's transaction rolls back and may be sent again.
  * - the primary code `SQLITE_CONSTRAINT` (extended codes off) is classified by the message's prefix.
  *
  * There is no `VALUE_TOO_LONG`: SQLite does not enforce `varchar(n)` (sqlite.org/datatype3.html),
@@ -44,6 +54,7 @@ export function translateSqliteError(
   const code = text(driver.code) ?? text(error.code);
   // TypeORM's wrapper message is `SqliteError: …` (it strips only `Error: `); the driver's is bare.
   const message = (text(driver.message) ?? text(error.message) ?? '').replace(/^SqliteError: /, '');
+  if (code === 'SQLITE_BUSY' || code?.startsWith('SQLITE_BUSY_')) return transactionConflict();
   switch (kindOf(code, message)) {
     case 'unique': {
       const columns = listedColumns(message, context);
