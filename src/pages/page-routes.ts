@@ -16,6 +16,7 @@ export type PageName =
   | 'app'
   | 'datasources'
   | 'model'
+  | 'webhooks'
   | 'enums';
 
 /** What the server knows of a page URL: which page, and whether it needs a platform session. */
@@ -39,6 +40,7 @@ const ROUTES: { pattern: RegExp; route: PageRoute }[] = [
   },
   { pattern: new RegExp(`^/apps/${ID}/model/?$`), route: { name: 'model', signedIn: true } },
   { pattern: new RegExp(`^/apps/${ID}/enums/?$`), route: { name: 'enums', signedIn: true } },
+  { pattern: new RegExp(`^/apps/${ID}/webhooks/?$`), route: { name: 'webhooks', signedIn: true } },
   { pattern: new RegExp(`^/apps/${ID}/apis/new/?$`), route: { name: 'new-api', signedIn: true } },
   {
     pattern: new RegExp(`^/apps/${ID}/apis/${ID}/?$`),

@@ -20,6 +20,7 @@ import { SessionContext } from './session';
 import { SignInPage } from './sign-in/SignInPage';
 import { UNGUARDED } from './unsaved-changes';
 import { VersionsPage } from './versions/VersionsPage';
+import { WebhooksPage } from './webhooks/WebhooksPage';
 
 /**
  * The pages (CONTRACT.md §10) and their URLs, which the service maps to this app
@@ -74,6 +75,7 @@ export function App({ initialAccount }: { initialAccount: Account | null }) {
           <Route path="/apps/:appId/access" element={<AccessPage />} />
           <Route path="/versions" element={<AppChooserPage kind="versions" key="versions" />} />
           <Route path="/apps/:appId/versions" element={<VersionsPage />} />
+          <Route path="/apps/:appId/webhooks" element={<WebhooksPage />} />
           <Route path="/accounts" element={<AccountsPage />} />
           <Route path="*" element={<NotFoundPage />} />
         </Route>
