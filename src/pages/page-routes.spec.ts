@@ -12,6 +12,7 @@ describe('page routes', () => {
     expect(pageRouteOf('/apps/a1/datasources')).toEqual({ name: 'datasources', signedIn: true });
     expect(pageRouteOf('/apps/a1/model')).toEqual({ name: 'model', signedIn: true });
     expect(pageRouteOf('/apps/a1/enums/')).toEqual({ name: 'enums', signedIn: true });
+    expect(pageRouteOf('/apps/a1/webhooks')).toEqual({ name: 'webhooks', signedIn: true });
   });
 
   it('leaves REST, GraphQL, assets and unknown paths to the rest of the service', () => {
