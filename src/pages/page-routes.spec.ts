@@ -7,6 +7,8 @@ describe('page routes', () => {
     expect(pageRouteOf('/keys')).toEqual({ name: 'keys', signedIn: true });
     expect(pageRouteOf('/apps/a1/apis/new')).toEqual({ name: 'new-api', signedIn: true });
     expect(pageRouteOf('/apps/a1/apis/b2')).toEqual({ name: 'edit-api', signedIn: true });
+    expect(pageRouteOf('/apps/a1/sql-apis/new')).toEqual({ name: 'sql-api', signedIn: true });
+    expect(pageRouteOf('/apps/a1/sql-apis/s2')).toEqual({ name: 'sql-api', signedIn: true });
     expect(pageRouteOf('/apps/new')).toEqual({ name: 'new-app', signedIn: true });
     expect(pageRouteOf('/apps/a1')).toEqual({ name: 'app', signedIn: true });
     expect(pageRouteOf('/apps/a1/datasources')).toEqual({ name: 'datasources', signedIn: true });

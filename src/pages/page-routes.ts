@@ -17,7 +17,8 @@ export type PageName =
   | 'datasources'
   | 'model'
   | 'webhooks'
-  | 'enums';
+  | 'enums'
+  | 'sql-api';
 
 /** What the server knows of a page URL: which page, and whether it needs a platform session. */
 export interface PageRoute {
@@ -45,6 +46,10 @@ const ROUTES: { pattern: RegExp; route: PageRoute }[] = [
   {
     pattern: new RegExp(`^/apps/${ID}/apis/${ID}/?$`),
     route: { name: 'edit-api', signedIn: true },
+  },
+  {
+    pattern: new RegExp(`^/apps/${ID}/sql-apis/${ID}/?$`),
+    route: { name: 'sql-api', signedIn: true },
   },
   { pattern: /^\/access\/?$/, route: { name: 'access', signedIn: true } },
   { pattern: /^\/versions\/?$/, route: { name: 'versions', signedIn: true } },

@@ -18,6 +18,7 @@ import { ModelPage } from './model/ModelPage';
 import { NotFoundPage } from './NotFoundPage';
 import { SessionContext } from './session';
 import { SignInPage } from './sign-in/SignInPage';
+import { SqlApiPage } from './sql-apis/SqlApiPage';
 import { UNGUARDED } from './unsaved-changes';
 import { VersionsPage } from './versions/VersionsPage';
 import { WebhooksPage } from './webhooks/WebhooksPage';
@@ -27,7 +28,8 @@ import { WebhooksPage } from './webhooks/WebhooksPage';
  * (`src/pages/page-routes.ts`): `/sign-in`, `/` (apps and their Table APIs), `/keys`,
  * `/apps/new` (create an app), `/apps/:appId` (an app's overview), `…/datasources`, `…/model`
  * (the data model), `…/enums`, `/apps/:appId/apis/new` and `/apps/:appId/apis/:apiId` (the Table
- * API editor); any other URL
+ * API editor), `/apps/:appId/sql-apis/new` and `/apps/:appId/sql-apis/:id` (an SQL API, issue 26
+ * item 5); any other URL
  * shows "Page not found". Users and row rules (`/access`, `/apps/:appId/access`), versions
  * (`/versions`, `/apps/:appId/versions`) and platform accounts (`/accounts`) are issue 27's
  * items 4, 5 and 7. Signing out in another tab of the browser signs this one out too.
@@ -71,6 +73,8 @@ export function App({ initialAccount }: { initialAccount: Account | null }) {
           <Route path="/apps/:appId/enums" element={<EnumsPage />} />
           <Route path="/apps/:appId/apis/new" element={<EditorPage key="new" />} />
           <Route path="/apps/:appId/apis/:apiId" element={<EditorPage />} />
+          <Route path="/apps/:appId/sql-apis/new" element={<SqlApiPage key="new" />} />
+          <Route path="/apps/:appId/sql-apis/:id" element={<SqlApiPage />} />
           <Route path="/access" element={<AppChooserPage kind="access" key="access" />} />
           <Route path="/apps/:appId/access" element={<AccessPage />} />
           <Route path="/versions" element={<AppChooserPage kind="versions" key="versions" />} />

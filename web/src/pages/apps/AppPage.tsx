@@ -142,7 +142,9 @@ function ApiList({ app, overview }: { app: App; overview: Overview }) {
             ))}
             {(sqlApis ?? []).map((api) => (
               <tr key={api.id}>
-                <th scope="row">{api.name}</th>
+                <th scope="row">
+                  <Link to={`/apps/${seg(app.id)}/sql-apis/${seg(api.id)}`}>{api.name}</Link>
+                </th>
                 <td data-label="Kind">SQL API</td>
                 <td data-label="Reads">
                   {api.kind === 'mutation' ? 'a statement that writes' : 'a query'}
@@ -154,6 +156,11 @@ function ApiList({ app, overview }: { app: App; overview: Overview }) {
             ))}
           </tbody>
         </table>
+      )}
+      {sqlApis !== null && overview.datasources.length > 0 && (
+        <p>
+          <Link to={`/apps/${seg(app.id)}/sql-apis/new`}>New SQL API</Link>
+        </p>
       )}
       <p className="hint">
         States are those of your working version; publish it from a Table API’s editor to make them
