@@ -145,13 +145,56 @@ for (const dialect of SALES_DIALECTS) {
       });
     });
 
-    it('writes nothing when the database refuses one row', async () => {
+    // PostgreSQL and MySQL/MariaDB give the refused value, so the row is found by it (issue 24
+    // item 6); SQLite gives only the column.
+    const named = (row: number, field: string) =>
+      dialect.type === 'sqlite' ? field : `rows[${row}].${field}`;
+
+    it('writes nothing when the database refuses one row, and names that row where the database gives its value', async () => {
       const res = await gql(`mutation { addManyCustomers(rows: [
           {name: "Dup 1", email: "dup-1@example.com"},
+          {name: "Dup 2", email: "dup-2@example.com"},
           {name: "Ana Again", email: "ana@example.com"}]) { affected } }`);
-      expect(res.body.errors?.[0]?.extensions?.code).toBe('UNIQUE_VIOLATION');
-      expect(res.body.errors?.[0]?.extensions?.field).toBe('email');
+      const error = res.body.errors?.[0];
+      expect(error?.extensions?.code).toBe('UNIQUE_VIOLATION');
+      expect(error?.extensions?.field).toBe(named(2, 'email'));
+      if (dialect.type !== 'sqlite') expect(error?.message).toMatch(/^rows\[2\]: /);
+      expect(error?.message).not.toContain('ana@example.com');
       expect(await emails('dup-')).toEqual([]);
+    });
+
+    it('the same in the variables form, the refused row in the middle', async () => {
+      const res = await run.http('POST', `/api/graphql/${address}`, {
+        body: {
+          query:
+            'mutation Add($rows: [CustomersAddInput!]!) { addManyCustomers(rows: $rows) { affected } }',
+          variables: {
+            rows: [
+              { name: 'Var 1', email: 'vardup-1@example.com' },
+              { name: 'Ana Again', email: 'ana@example.com' },
+              { name: 'Var 3', email: 'vardup-3@example.com' },
+            ],
+          },
+        },
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const error = (res as Answer).body.errors?.[0];
+      expect(error?.extensions?.code).toBe('UNIQUE_VIOLATION');
+      expect(error?.extensions?.field).toBe(named(1, 'email'));
+      expect(await emails('vardup-')).toEqual([]);
+    });
+
+    it('a foreign key to no row names the row on PostgreSQL (MariaDB: the column; SQLite: none)', async () => {
+      const res = await gql(`mutation { addManyOrders(rows: [
+          {customer_id: 1, status: "FKROW", total: "1.00", placed_at: "${placedAt}"},
+          {customer_id: 99999, status: "FKROW", total: "1.00", placed_at: "${placedAt}"}]) { affected } }`);
+      const error = res.body.errors?.[0];
+      expect(error?.extensions?.code).toBe('FOREIGN_KEY_VIOLATION');
+      // MySQL/MariaDB's foreign-key error names the column, not the value; SQLite's names neither.
+      const field = { postgres: 'rows[1].customer_id', mysql: 'customer_id', sqlite: null };
+      expect(error?.extensions?.field).toBe(field[dialect.type]);
+      const read = await gql('{ countOrders(where: {status: {eq: "FKROW"}}) }');
+      expect(read.body.data!.countOrders).toBe(0);
     });
 
     it('names the row a value check refuses, before any SQL', async () => {

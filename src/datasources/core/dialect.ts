@@ -703,6 +703,13 @@ export interface DatabaseRefusal {
   /** The column the database named, or null when it named none. */
   field: string | null;
   message: string;
+  /**
+   * The refused value as the database's error text spells it (PostgreSQL's `Key (email)=(…)`,
+   * MySQL/MariaDB's `Duplicate entry '…'`), for a one-column key only: `addMany` finds the row of a
+   * multi-row INSERT that holds it, to name `rows[i].<field>` (issue 24 item 6). Never shown to the
+   * caller; absent where the database does not give it (SQLite, SQL Server).
+   */
+  value?: string;
 }
 
 /** The write a refusal happened in, so a translation can name fields in the caller's terms. */

@@ -53,6 +53,7 @@ describe('translateMysqlError (synthetic MySQL errors)', () => {
       code: 'UNIQUE_VIOLATION',
       field: 'email',
       message: 'A row with this email already exists',
+      value: 'ann@example.com', // the refused value, never shown: addMany names its row
     });
     const pk = driverError(1062, 'ER_DUP_ENTRY', "Duplicate entry '1' for key 'customers.PRIMARY'");
     expect(translateMysqlError(pk, ctx('insert'))).toEqual({
@@ -444,5 +445,22 @@ describe('translateMysqlError: lock conflicts → TRANSACTION_CONFLICT (issue 24
   it('by its mysql2 code name alone (no errno)', () => {
     expect(translateMysqlError({ code: 'ER_LOCK_DEADLOCK' }, ctx('insert'))).toEqual(conflict);
     expect(translateMysqlError({ code: 'ER_LOCK_WAIT_TIMEOUT' }, ctx('update'))).toEqual(conflict);
+  });
+});
+
+describe('translateMysqlError: the duplicate value, for naming the row of addMany (issue 24 item 6)', () => {
+  it('is the text between "Duplicate entry \'" and the last "\' for key", quotes inside kept', () => {
+    const e = driverError(1062, 'ER_DUP_ENTRY', "Duplicate entry 'o'neil' for key 'email'");
+    expect(translateMysqlError(e, ctx('insert'))?.value).toBe("o'neil");
+    expect(translateMysqlError(e, ctx('insert'))?.message).not.toContain('neil');
+  });
+
+  it('is absent when no field is named (primary key, other index names)', () => {
+    const e = driverError(1062, 'ER_DUP_ENTRY', "Duplicate entry '7-x' for key 'uq_pair'");
+    expect(translateMysqlError(e, ctx('insert'))).toEqual({
+      code: 'UNIQUE_VIOLATION',
+      field: null,
+      message: 'A row with these values already exists',
+    });
   });
 });

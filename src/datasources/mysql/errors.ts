@@ -212,7 +212,18 @@ function uniqueViolation(message: string, context: WriteContext): DatabaseRefusa
       field: null,
       message: 'A row with these values already exists',
     };
-  return { code: 'UNIQUE_VIOLATION', field, message: `A row with this ${field} already exists` };
+  // `Duplicate entry '<value>' for key …`: the value, for naming the row of a multi-row INSERT.
+  const head = "Duplicate entry '";
+  const value =
+    message.startsWith(head) && message[at - 1] === "'"
+      ? message.slice(head.length, at - 1)
+      : undefined;
+  return {
+    code: 'UNIQUE_VIOLATION',
+    field,
+    message: `A row with this ${field} already exists`,
+    ...(value === undefined ? {} : { value }),
+  };
 }
 
 /** The parts of a foreign-key error's detail `(`db`.`t`, CONSTRAINT `c` FOREIGN KEY (…) REFERENCES `p` (…))`. */

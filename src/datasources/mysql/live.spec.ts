@@ -1132,6 +1132,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
           code: 'UNIQUE_VIOLATION',
           field: 'email',
           message: 'A row with this email already exists',
+          value: 'ann@example.com', // the refused value, never shown: addMany names its row
         });
         expectPlain(result, error, ['ann@example.com', 'Another']);
         const again = await refusal(
@@ -1142,6 +1143,7 @@ describeWith('mysql')('MySQL/MariaDB adapter (live)', () => {
           code: 'UNIQUE_VIOLATION',
           field: 'email',
           message: 'A row with this email already exists',
+          value: 'ann@example.com', // the refused value, never shown: addMany names its row
         });
       });
 

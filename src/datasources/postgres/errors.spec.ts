@@ -141,6 +141,7 @@ describeWith('postgres')('translatePostgresError (real PostgreSQL errors through
         code: 'UNIQUE_VIOLATION',
         field: 'email',
         message: 'A row with this email already exists',
+        value: 'ann@example.com', // the refused value, never shown: addMany names its row
       });
       expectPlain(result, error, ['ann@example.com', 'Another']);
     });
@@ -155,6 +156,7 @@ describeWith('postgres')('translatePostgresError (real PostgreSQL errors through
         code: 'UNIQUE_VIOLATION',
         field: 'email',
         message: 'A row with this email already exists',
+        value: 'ann@example.com', // the refused value, never shown: addMany names its row
       });
       expectPlain(result, error, ['ann@example.com']);
     });
@@ -185,6 +187,7 @@ describeWith('postgres')('translatePostgresError (real PostgreSQL errors through
         code: 'UNIQUE_VIOLATION',
         field: 'Display Name',
         message: 'A row with this Display Name already exists',
+        value: 'Ann A.', // the refused value, never shown: addMany names its row
       });
       expectPlain(result, error, ['Ann A.', 'new@example.com']);
     });
@@ -219,6 +222,7 @@ describeWith('postgres')('translatePostgresError (real PostgreSQL errors through
         code: 'FOREIGN_KEY_VIOLATION',
         field: 'customer_id',
         message: 'customer_id refers to a row that does not exist',
+        value: '99', // the refused value, never shown: addMany names its row
       });
       expectPlain(result, error, ['99']);
     });
@@ -233,6 +237,7 @@ describeWith('postgres')('translatePostgresError (real PostgreSQL errors through
         code: 'FOREIGN_KEY_VIOLATION',
         field: 'customer_id',
         message: 'customer_id refers to a row that does not exist',
+        value: '99', // the refused value, never shown: addMany names its row
       });
       expectPlain(result, error, ['99']);
     });

@@ -158,7 +158,18 @@ function uniqueViolation(fields: PgErrorFields, context: WriteContext): Database
     code: 'UNIQUE_VIOLATION',
     field: columns[0],
     message: `A row with this ${wordList(columns)} already exists`,
+    ...keyValue(fields.detail, columns),
   };
+}
+
+/**
+ * `{value}` of a one-column key's `detail` (`Key (email)=(ann@example.com) already exists.`, the
+ * part between `)=(` and the last `)`), for naming the row of a multi-row INSERT; `{}` otherwise.
+ */
+function keyValue(detail: string | undefined, columns: string[]): { value?: string } {
+  if (columns.length !== 1 || !detail) return {};
+  const value = /\)=\((.*)\)[^)]*$/s.exec(detail)?.[1];
+  return value === undefined ? {} : { value };
 }
 
 function foreignKeyViolation(fields: PgErrorFields, context: WriteContext): DatabaseRefusal {
@@ -204,6 +215,7 @@ function foreignKeyViolation(fields: PgErrorFields, context: WriteContext): Data
     code: 'FOREIGN_KEY_VIOLATION',
     field,
     message: `${wordList(columns)} ${verb} to a row that does not exist`,
+    ...keyValue(fields.detail, columns),
   };
 }
 

@@ -13,6 +13,7 @@ import {
 } from 'graphql';
 import { DomainError, invalidInput } from '../../common/domain-error';
 import type {
+  DatabaseRefusal,
   Capabilities,
   ColumnValue,
   CompiledQuery,
@@ -53,7 +54,7 @@ export function ofRow(path: string, error: unknown): unknown {
   if (error instanceof DatabaseRefusalError) {
     const { field } = error.refusal;
     return new DatabaseRefusalError({
-      ...error.refusal,
+      ...withoutValue(error.refusal),
       field: field === null ? path : `${path}.${field}`,
       message: `${path}: ${error.refusal.message}`,
     });
@@ -62,6 +63,49 @@ export function ofRow(path: string, error: unknown): unknown {
     return new DomainError(error.code, `${path}: ${error.message}`, error.details);
   }
   return error;
+}
+
+/**
+ * A database refusal of one INSERT named by the row it is about (`rows[3].email`, issue 24 item 6)
+ * when the database gave the refused value of a one-column key (PostgreSQL, MySQL/MariaDB: see
+ * {@link DatabaseRefusal.value}): the first row of the statement (`indices` into `planned`) whose
+ * value of that column has the same text. Otherwise (SQLite, SQL Server, a value no row holds as
+ * such) the refusal names the field only, as the database did; the value is never passed on.
+ */
+function namingRow(
+  error: unknown,
+  indices: readonly number[],
+  planned: readonly ColumnValue[][],
+  pathOf: (index: number) => string,
+): unknown {
+  if (!(error instanceof DatabaseRefusalError)) return error;
+  const { value, field } = error.refusal;
+  if (value === undefined || field === null) return error;
+  const index = indices.find((i) =>
+    planned[i].some((v) => v.column === field && textOf(v.value) === value),
+  );
+  if (index === undefined) return new DatabaseRefusalError(withoutValue(error.refusal));
+  return ofRow(pathOf(index), error);
+}
+
+/** The refusal without the database's value, which is never passed on. */
+function withoutValue(refusal: DatabaseRefusal): DatabaseRefusal {
+  const copy = { ...refusal };
+  delete copy.value;
+  return copy;
+}
+
+/** A bound value as the database's error text writes it: strings, numbers and bigints; else undefined. */
+function textOf(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return value;
+    case 'number':
+    case 'bigint':
+      return String(value);
+    default:
+      return undefined;
+  }
 }
 
 /** The fields named `name` in the selection sets of `nodes`, fragments expanded. */
@@ -243,7 +287,17 @@ export async function insertRows(
   for (const group of groupByColumns(planned)) {
     for (const { query, indices } of insertStatements(conn.dialect, node, group, returning)) {
       const values = indices.length === 1 ? planned[indices[0]] : [];
-      const result = await runWrite(conn.run, conn.dialect, node, 'insert', query, values, checked);
+      const result = await runWrite(
+        conn.run,
+        conn.dialect,
+        node,
+        'insert',
+        query,
+        values,
+        checked,
+      ).catch((error: unknown) => {
+        throw namingRow(error, indices, planned, pathOf);
+      });
       // Every row written counts once against the request's rows (and its cost): as a row the
       // INSERT answered, else here (README "Cost budgets").
       ctx.budget.chargeRows(Math.max(0, indices.length - result.rows.length), 0);
