@@ -1,7 +1,11 @@
 import type { AccountView } from '../platform/accounts.service';
 import type { AppView } from '../platform/apps.service';
-import type { ModelTable, TableApiDefinition } from '../platform/version-definition';
-import { starterQuery } from './starter-query';
+import type {
+  ModelTable,
+  SqlApiDefinition,
+  TableApiDefinition,
+} from '../platform/version-definition';
+import { sqlStarterQuery, starterQuery } from './starter-query';
 
 /**
  * What the server hands a page inside its HTML, as JSON in
@@ -24,7 +28,7 @@ export interface TestTabData {
   endpoint: string;
   /** The query the editor opens with. */
   starterQuery: string;
-  /** The Table API editor page of this API. */
+  /** The editor page of this API (the Table API editor, or the SQL API page). */
   editorUrl: string;
 }
 
@@ -72,5 +76,19 @@ export function testTabDataOf(
       tables.find((t) => t.name === api.table),
     ),
     editorUrl: `/apps/${encodeURIComponent(app.id)}/apis/${encodeURIComponent(api.id)}`,
+  };
+}
+
+/**
+ * The test tab's data for an SQL API of the builder's working version (README "SQL APIs"): the
+ * endpoint of its app and its starter query ({@link sqlStarterQuery}).
+ */
+export function sqlTestTabDataOf(app: AppView, api: SqlApiDefinition): TestTabData {
+  return {
+    app: { id: app.id, name: app.name, address: app.address },
+    api: { id: api.id, name: api.name, status: api.status },
+    endpoint: `/api/graphql/${encodeURIComponent(app.address)}`,
+    starterQuery: sqlStarterQuery(api),
+    editorUrl: `/apps/${encodeURIComponent(app.id)}/sql-apis/${encodeURIComponent(api.id)}`,
   };
 }

@@ -1,6 +1,10 @@
 import type { ModelColumn } from '../datasources/core/dialect';
-import type { ModelTable, TableApiDefinition } from '../platform/version-definition';
-import { baseNameOf, rowColumnsOf, starterQuery } from './starter-query';
+import type {
+  ModelTable,
+  SqlApiDefinition,
+  TableApiDefinition,
+} from '../platform/version-definition';
+import { baseNameOf, rowColumnsOf, sqlStarterQuery, starterQuery } from './starter-query';
 
 const column = (name: string, extra: Partial<ModelColumn> = {}): ModelColumn => ({
   name,
@@ -70,5 +74,47 @@ describe('the test tab starter query', () => {
     });
     expect(starterQuery(noSelect, table)).toMatch(/^# lines has no select action.*addLines/);
     expect(starterQuery(api({}), undefined)).toMatch(/no longer in the model/);
+  });
+});
+
+describe('sqlStarterQuery', () => {
+  const proposed = { databaseType: null, kind: null, nullable: null };
+  const sqlApi = (extra: Partial<SqlApiDefinition>): SqlApiDefinition => ({
+    id: 's1',
+    name: 'revenue',
+    datasourceId: 'ds',
+    statement: 'SELECT …',
+    kind: 'query',
+    arguments: [
+      { name: 'status', type: 'text', nullable: false, proposed },
+      { name: 'minimum', type: 'int', nullable: false, proposed },
+      { name: 'user_region', type: 'text', nullable: false, proposed },
+    ],
+    columns: [
+      { name: 'city', kind: 'text', nullable: true, proposed },
+      { name: 'not a name', kind: 'int', nullable: true, proposed },
+      { name: 'total', kind: 'decimal', nullable: true, proposed },
+    ],
+    filterable: false,
+    public: false,
+    status: 'draft',
+    createdAt: '',
+    updatedAt: '',
+    ...extra,
+  });
+
+  it('calls a query kind with placeholder arguments, take 10 and its GraphQL-named columns, never an implicit :user_ parameter', () => {
+    expect(sqlStarterQuery(sqlApi({}))).toBe(
+      '# Replace the placeholder values of the arguments.\n{\n  revenue(status: "", minimum: 0, take: 10) {\n    city\n    total\n  }\n}\n',
+    );
+  });
+
+  it('asks a mutation kind for affected and its rows, or affected alone without columns', () => {
+    expect(sqlStarterQuery(sqlApi({ kind: 'mutation', arguments: [] }))).toBe(
+      'mutation {\n  revenue {\n    affected\n    rows {\n      city\n      total\n    }\n  }\n}\n',
+    );
+    expect(sqlStarterQuery(sqlApi({ kind: 'mutation', columns: [] }))).toMatch(
+      /^# Replace.*\nmutation \{\n {2}revenue\(status: "", minimum: 0\) \{\n {4}affected\n {2}\}\n\}\n$/,
+    );
   });
 });

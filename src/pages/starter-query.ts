@@ -1,6 +1,12 @@
 import { GRAPHQL_NAME } from '../common/graphql-name';
 import { requiredColumns } from '../data-model/model-graph';
-import type { ModelTable, TableApiDefinition } from '../platform/version-definition';
+import type { ColumnKind } from '../datasources/core/dialect';
+import type {
+  ModelTable,
+  SqlApiDefinition,
+  TableApiDefinition,
+} from '../platform/version-definition';
+import { implicitUserValue } from '../sql-apis/sql-api-rules';
 
 /** `<Base>` of a Table API: its name with the first letter upper-cased (CONTRACT.md §6). */
 export function baseNameOf(apiName: string): string {
@@ -41,4 +47,37 @@ export function starterQuery(api: TableApiDefinition, table: ModelTable | undefi
   const columns = rowColumnsOf(api, table);
   const selection = (columns.length ? columns : ['__typename']).map((c) => `    ${c}`).join('\n');
   return `{\n  get${base}(take: 10) {\n${selection}\n  }\n}\n`;
+}
+
+/** A placeholder value for an SQL API argument of this kind, which the builder replaces. */
+function placeholderOf(kind: ColumnKind | null): string {
+  if (kind === 'int' || kind === 'float') return '0';
+  if (kind === 'boolean') return 'false';
+  // Every other kind (and an enum, which takes its stored value quoted) is written as a string.
+  return '""';
+}
+
+/**
+ * The query the GraphiQL test tab opens with for an SQL API (README "SQL APIs"):
+ * `<name>(args…, take: 10) { columns }` for a query kind, `mutation { <name>(args…) { affected
+ * rows { columns } } }` for a mutation kind; arguments get placeholder values to replace, the
+ * implicit `:user_…` parameters none (they are not GraphQL arguments), and columns whose names are
+ * not GraphQL names are left out.
+ */
+export function sqlStarterQuery(api: SqlApiDefinition): string {
+  const args = api.arguments
+    .filter((a) => implicitUserValue(a.name) === null)
+    .map((a) => `${a.name}: ${placeholderOf(a.type)}`);
+  const columns = api.columns.map((c) => c.name).filter((name) => GRAPHQL_NAME.test(name));
+  const hint = args.length ? '# Replace the placeholder values of the arguments.\n' : '';
+  if (api.kind === 'query') {
+    const list = [...args, 'take: 10'].join(', ');
+    const selection = (columns.length ? columns : ['__typename']).map((c) => `    ${c}`);
+    return `${hint}{\n  ${api.name}(${list}) {\n${selection.join('\n')}\n  }\n}\n`;
+  }
+  const list = args.length ? `(${args.join(', ')})` : '';
+  const rows = columns.length
+    ? `\n    rows {\n${columns.map((c) => `      ${c}`).join('\n')}\n    }`
+    : '';
+  return `${hint}mutation {\n  ${api.name}${list} {\n    affected${rows}\n  }\n}\n`;
 }

@@ -8,12 +8,12 @@ import { CurrentSession } from '../platform/current-session.decorator';
 import type { PlatformSession } from '../platform/sessions.service';
 import { VersionsService } from '../platform/versions.service';
 import { BuiltPages } from './built-pages';
-import { testTabDataOf } from './page-data';
+import { sqlTestTabDataOf, testTabDataOf } from './page-data';
 import { PageErrorFilter } from './page-error.filter';
 import { sendPage } from './page-responses';
 
 /**
- * The GraphiQL test tab of a Table API (CONTRACT.md §3, §10): an HTML page, for builders and
+ * The GraphiQL test tab of a Table API or an SQL API (CONTRACT.md §3, §10; README "SQL APIs"): an HTML page, for builders and
  * administrators signed in with the session cookie, whose GraphiQL calls the app's endpoint as
  * that builder, on their working version (drafts included, described `RASCUNHO`).
  */
@@ -33,7 +33,7 @@ export class TestTabController {
    * session `401`, which {@link PageErrorFilter} turns into a redirect to sign-in for browsers.
    */
   @ApiRoute({
-    summary: 'GraphiQL test tab of a Table API (HTML)',
+    summary: 'GraphiQL test tab of a Table API or an SQL API (HTML)',
     description:
       'GraphiQL on the app endpoint, running as the signed-in builder against their working version (drafts show as RASCUNHO), with a starter query for the API. A browser without a session is redirected to `/sign-in`; other callers get 401.',
     ok: { description: 'The HTML page (`text/html`)' },
@@ -49,11 +49,15 @@ export class TestTabController {
     const app = await this.apps.get(appId);
     const def = await this.versions.readForBuilder(appId, session.accountId);
     const api = def.apis.find((a) => a.id === apiId);
-    if (!api) throw notFound('Table API', apiId);
+    // An SQL API shares the id space of Table APIs (a key's scope lists both): same URL.
+    const sqlApi = (def.sqlApis ?? []).find((a) => a.id === apiId);
+    const testTab = api
+      ? testTabDataOf(app, api, def.tables)
+      : sqlApi
+        ? sqlTestTabDataOf(app, sqlApi)
+        : null;
+    if (!testTab) throw notFound('API', apiId);
     const account = await this.accounts.find(session.accountId);
-    sendPage(res, this.pages.html('test-tab'), {
-      account,
-      testTab: testTabDataOf(app, api, def.tables),
-    });
+    sendPage(res, this.pages.html('test-tab'), { account, testTab });
   }
 }

@@ -205,6 +205,28 @@ jest.setTimeout(180_000);
       (await run.http('GET', `/api/apps/${appId}/sql-apis/${sqlApiId}`, { token })).body.status,
     ).toBe('published');
 
+    // The test tab: GraphiQL as the builder, with the SQL API's starter query, which runs.
+    const [tab] = await Promise.all([
+      page.context().waitForEvent('page'),
+      page.getByRole('link', { name: /Open the test tab/ }).click(),
+    ]);
+    await tab.waitForURL(`**/api/apps/${appId}/apis/${sqlApiId}/test`);
+    await tab.getByRole('heading', { name: /Test tab: customersByStatus/ }).waitFor();
+    const queryEditor = tab.locator('.graphiql-query-editor');
+    await queryEditor.getByText('customersByStatus').waitFor();
+    await queryEditor.getByText('take').waitFor();
+    const [answer] = await Promise.all([
+      tab.waitForResponse(
+        (r) =>
+          r.url().endsWith('/api/graphql/reports-sql-pages') &&
+          /customersByStatus/.test(r.request().postData() ?? ''),
+      ),
+      tab.getByRole('button', { name: /Execute query/ }).click(),
+    ]);
+    expect(answer.status()).toBe(200);
+    expect(await answer.json()).toEqual({ data: { customersByStatus: [] } });
+    await tab.close();
+
     // The app overview links to it.
     await page.getByRole('link', { name: 'Reports', exact: true }).click();
     await page.getByRole('link', { name: 'customersByStatus' }).click();

@@ -10,6 +10,7 @@ import {
   PageHeading,
   StatusBadge,
   usePageTitle,
+  VisuallyHidden,
 } from '../../shared/ui';
 import type { AppEnum, Datasource } from '../model/model-types';
 import { UNGUARDED } from '../unsaved-changes';
@@ -220,6 +221,19 @@ function SqlApiEditor({ data }: { data: SqlApiData }) {
         <StatusBadge status={saved ? saved.status : 'new'} /> In {app.name}. Changes go to your
         working version of the app.
       </p>
+      {saved && (
+        <p>
+          <a
+            className="button button--secondary"
+            href={`${appPath}/apis/${seg(saved.id)}/test`}
+            target="_blank"
+            rel="noopener"
+          >
+            Open the test tab<VisuallyHidden> (opens in a new tab)</VisuallyHidden>
+          </a>{' '}
+          <span className="hint">GraphiQL on your working version, with a starter query.</span>
+        </p>
+      )}
       <Feedback notice={notice} error={error} />
       <form className="form" onSubmit={save} noValidate>
         <div className="field">
