@@ -197,6 +197,54 @@ for (const dialect of SALES_DIALECTS) {
       expect(read.body.data!.countOrders).toBe(0);
     });
 
+    // Issue 24: two requests locking the same rows in opposite orders deadlock; a BEFORE UPDATE
+    // trigger sleeping after the row lock makes both hold their first row before either asks for
+    // the second, so PostgreSQL (deadlock_timeout, 1 s) breaks one of them off.
+    if (dialect.type === 'postgres') {
+      it('a deadlock of two requests answers TRANSACTION_CONFLICT for one, writes nothing of it, and the other commits', async () => {
+        const added = await gql(`mutation { addManyCustomers(rows: [
+            {name: "Lock 1", email: "lock-1@example.com"},
+            {name: "Lock 2", email: "lock-2@example.com"}]) { rows { id } } }`);
+        expect(added.body.errors).toBeUndefined();
+        const [one, two] = (added.body.data!.addManyCustomers as { rows: { id: string }[] }).rows;
+        await db.exec(`
+          CREATE FUNCTION tg24_hold() RETURNS trigger LANGUAGE plpgsql AS
+            $$ BEGIN PERFORM pg_sleep(0.3); RETURN NEW; END $$;
+          CREATE TRIGGER tg24_hold BEFORE UPDATE ON customers FOR EACH ROW
+            WHEN (NEW.name LIKE 'Locked by %') EXECUTE FUNCTION tg24_hold();`);
+        try {
+          const both = (by: string, first: string, second: string) =>
+            gql(`mutation {
+              a: updateCustomers(id: ${first}, name: "Locked by ${by}") { id }
+              b: updateCustomers(id: ${second}, name: "Locked by ${by}") { id } }`);
+          const answers = await Promise.all([both('A', one.id, two.id), both('B', two.id, one.id)]);
+          const refused = answers.filter((r) => r.body.errors);
+          expect(refused).toHaveLength(1);
+          const codes = refused[0].body.errors!.map((e) => e.extensions?.code).sort();
+          expect(codes).toEqual(['ROLLED_BACK', 'TRANSACTION_CONFLICT']);
+          const conflict = refused[0].body.errors!.find(
+            (e) => e.extensions?.code === 'TRANSACTION_CONFLICT',
+          )!;
+          expect(conflict.message).toBe(
+            'The request conflicted with a concurrent write and was rolled back; send it again',
+          );
+          expect(conflict.extensions?.field).toBeNull();
+          expect(refused[0].body.data).toEqual({ a: null, b: null });
+          // The winner's name is on both rows: nothing of the refused request was written.
+          const winner = answers.indexOf(answers.find((r) => !r.body.errors)!) === 0 ? 'A' : 'B';
+          const read = await gql(
+            `{ getCustomers(where: {email: {startsWith: "lock-"}}, order: [{email: ASC}]) { name } }`,
+          );
+          expect(read.body.data!.getCustomers).toEqual([
+            { name: `Locked by ${winner}` },
+            { name: `Locked by ${winner}` },
+          ]);
+        } finally {
+          await db.exec('DROP TRIGGER tg24_hold ON customers; DROP FUNCTION tg24_hold();');
+        }
+      });
+    }
+
     it('names the row a value check refuses, before any SQL', async () => {
       const pools = run.app.get(DatasourcePoolsService);
       const before = pools.statementsExecuted;
