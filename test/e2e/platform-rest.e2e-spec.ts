@@ -467,6 +467,8 @@ describeWith('postgres')('Metadata store on PostgreSQL', () => {
         'app_version',
         'datasource',
         'migrations',
+        'webhook_delivery',
+        'webhook_endpoint',
       ]);
     } finally {
       await second.close();
