@@ -115,7 +115,7 @@ describe('SQL API rules', () => {
       }),
     );
     expect(problems).toEqual([
-      'argument status needs a type (PATCH …/arguments/status {"type": …})',
+      'argument status needs a type (PATCH …/arguments/status {"kind": …})',
       'argument tag: there is no enum "Gone" any more',
       'column label needs a kind (PATCH …/columns/label {"kind": …})',
     ]);

@@ -166,7 +166,7 @@ export function typingProblems(def: VersionDefinition, api: SqlApiDefinition): s
   for (const a of api.arguments) {
     if (implicitUserValue(a.name)) continue;
     if (a.type === null)
-      problems.push(`argument ${a.name} needs a type (PATCH …/arguments/${a.name} {"type": …})`);
+      problems.push(`argument ${a.name} needs a type (PATCH …/arguments/${a.name} {"kind": …})`);
     if (a.enum !== undefined && !enums.has(a.enum))
       problems.push(`argument ${a.name}: there is no enum "${a.enum}" any more`);
   }
