@@ -336,6 +336,8 @@ jest.setTimeout(180_000);
     const apiRow = apis
       .getByRole('row')
       .filter({ has: page.getByRole('rowheader', { name: 'customers' }) });
+    // The list arrives after the heading (its own requests): wait for the row, then read it.
+    await apiRow.waitFor();
     expect(await apiRow.getByRole('cell').allInnerTexts()).toEqual([
       'Table API',
       'table customers',
