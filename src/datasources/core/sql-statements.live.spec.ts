@@ -67,7 +67,7 @@ const column = (name: string, kind: ColumnKind, nullable = true): ModelColumn =>
 const REPORT = `SELECT c.name, c.region, count(o.id) AS orders, sum(o.amount) AS total,
   rank() OVER (ORDER BY sum(o.amount) DESC) AS place
 FROM customers c JOIN orders o ON o.customer_id = c.id
-WHERE o.amount >= :least -- a comment with :not_a_parameter
+WHERE o.amount >= :least -- a comment (a colon here: is text)
 GROUP BY c.id, c.name, c.region`;
 
 const SEED = [
