@@ -173,6 +173,7 @@ async function newKey(call, name, appId) {
     name,
     scope: [{ appId, endpoints: 'all' }],
     rateLimitPerMinute: 1e9,
+    pointsPerMinute: 1e9,
   });
   return key;
 }

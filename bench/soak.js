@@ -206,6 +206,7 @@ async function setUpApp(base, token, dataUrl) {
       name: 'soak',
       scope: [{ appId: app.id, endpoints: 'all' }],
       rateLimitPerMinute: 1_000_000_000,
+      pointsPerMinute: 1_000_000_000,
     },
     token,
   );

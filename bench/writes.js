@@ -282,6 +282,7 @@ async function main() {
       name: 'bench writes',
       scope: [{ appId: app.id, endpoints: 'all' }],
       rateLimitPerMinute: 1_000_000_000,
+      pointsPerMinute: 1_000_000_000,
     });
     const endpoint = `${base}/api/graphql/bench-writes`;
     const graphql = async (body) => {
