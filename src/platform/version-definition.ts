@@ -131,13 +131,19 @@ export interface SqlApiDefinition {
   updatedAt: string;
 }
 
-/** A change a webhook may listen to (README "Webhooks"). */
+/** A change of a Table API's row a webhook may listen to (README "Webhooks"). */
 export type WebhookEvent = 'inserted' | 'updated' | 'deleted';
 
 /**
- * A webhook (issue 28 item 1, README "Webhooks"): committed changes of the rows of its Table APIs
- * POSTed to `url`, signed per Standard Webhooks. Versioned like Table APIs and fired only from
- * the main version; its secret and delivery state are kept outside the document
+ * A committed call of a mutation-kind SQL API, the one event a webhook naming that SQL API
+ * receives (README "Webhooks": its statement is opaque, so no row event is claimed).
+ */
+export type SqlApiEvent = 'executed';
+
+/**
+ * A webhook (issue 28 item 1, README "Webhooks"): committed changes of the rows of its Table APIs,
+ * and committed calls of its mutation-kind SQL APIs, POSTed to `url`, signed per Standard
+ * Webhooks. Versioned like Table APIs and fired only from the main version; its secret and delivery state are kept outside the document
  * (`webhook_endpoint`), so a version never holds a secret.
  */
 export interface WebhookDefinition {
@@ -145,9 +151,10 @@ export interface WebhookDefinition {
   name: string;
   /** `https://…` (or `http://…`); its host must resolve to public addresses only. */
   url: string;
-  /** Table API ids whose rows' changes it receives. */
+  /** Table API ids whose rows' changes it receives; mutation-kind SQL API ids, whose calls. */
   apis: string[];
-  events: WebhookEvent[];
+  /** Row events for its Table APIs; `executed` for its SQL APIs. */
+  events: (WebhookEvent | SqlApiEvent)[];
   enabled: boolean;
   createdAt: string;
   updatedAt: string;

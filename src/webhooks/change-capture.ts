@@ -26,6 +26,21 @@ export interface RowChange {
   new: Record<string, unknown> | null;
 }
 
+/**
+ * One committed call of a mutation-kind SQL API (README "Webhooks"): what the caller sent and
+ * what the statement answered. Its statement is opaque, so no table, key or row event is claimed.
+ */
+export interface SqlApiCall {
+  /** The SQL API's id. */
+  apiId: string;
+  /** The GraphQL arguments as the caller gave them (implicit `:user_…` values left out). */
+  arguments: Record<string, unknown>;
+  /** Rows the statement inserted, updated or deleted, as the database counts them. */
+  affected: number;
+  /** The rows it returned (RETURNING), in the contract's value forms; [] when it returns none. */
+  rows: Record<string, unknown>[];
+}
+
 /** Runs one statement in the request's transaction, with its dialect. */
 export interface CaptureConnection {
   dialect: Dialect;
@@ -54,6 +69,8 @@ const KEYS_PER_READ = 300;
  */
 export class ChangeCapture {
   readonly changes: RowChange[] = [];
+  /** The request's SQL API calls, in order (see {@link sqlApiCalled}). */
+  readonly calls: SqlApiCall[] = [];
   private watched: Promise<WatchedTables> | null = null;
 
   /**
@@ -79,7 +96,7 @@ export class ChangeCapture {
 
   /** Writes the outbox rows of a committed request; never throws (a failure is logged). */
   async committed(): Promise<void> {
-    if (this.changes.length) await this.onCommit(this);
+    if (this.changes.length || this.calls.length) await this.onCommit(this);
   }
 }
 
@@ -305,4 +322,14 @@ export async function upsertAfter(
     if (old && JSON.stringify(old) === JSON.stringify(now)) continue;
     capture.record({ table: table.name, event: old ? 'updated' : 'inserted', key, old, new: now });
   }
+}
+
+/**
+ * After a mutation-kind SQL API's statement ran in the request's transaction: records the call
+ * for the webhooks naming that SQL API (which ones is decided once the request committed, so a
+ * call no webhook listens to costs one array entry). Rows are kept as shaped for the answer:
+ * an unreadable value becomes null.
+ */
+export function sqlApiCalled(ctx: { changes?: ChangeCapture }, call: SqlApiCall): void {
+  watchingContext(ctx)?.calls.push({ ...call, rows: call.rows.map(plain) });
 }

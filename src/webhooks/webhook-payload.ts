@@ -1,6 +1,13 @@
 import { requiredColumns } from '../data-model/model-graph';
-import type { ModelTable, TableApiDefinition } from '../platform/version-definition';
-import type { ChangeActor, RowChange } from './change-capture';
+import type {
+  ModelTable,
+  SqlApiDefinition,
+  TableApiDefinition,
+} from '../platform/version-definition';
+import type { ChangeActor, RowChange, SqlApiCall } from './change-capture';
+
+/** Returned rows an SQL API call's body carries at most; `rowsReturned` says how many there were. */
+export const SQL_API_BODY_ROWS = 1_000;
 
 /**
  * The columns of `table` a Table API includes (CONTRACT.md §3 `fields`): every column when the
@@ -58,6 +65,34 @@ export function webhookBody(
       key: change.key,
       old: only(change.old, columns),
       new: only(change.new, columns),
+      origin: 'graphql',
+      actor,
+    },
+  });
+}
+
+/**
+ * The body of one committed call of a mutation-kind SQL API for one webhook (README "Webhooks"):
+ * `{type: "<SQL API>.executed", timestamp, data: {api, arguments, affected, rows, rowsReturned,
+ * origin, actor}}`. `rows` holds the first {@link SQL_API_BODY_ROWS} rows the statement returned
+ * (RETURNING), `rowsReturned` their number. No table, key or old/new row: the statement is the
+ * builder's and the service cannot tell which rows of which tables it changed, nor how.
+ */
+export function sqlApiBody(
+  api: SqlApiDefinition,
+  call: SqlApiCall,
+  actor: ChangeActor,
+  at: Date,
+): string {
+  return toJson({
+    type: `${api.name}.executed`,
+    timestamp: at.toISOString(),
+    data: {
+      api: api.name,
+      arguments: call.arguments,
+      affected: call.affected,
+      rows: call.rows.slice(0, SQL_API_BODY_ROWS),
+      rowsReturned: call.rows.length,
       origin: 'graphql',
       actor,
     },

@@ -15,6 +15,8 @@ import type { Caller } from '../graphql-gateway/gateway-context';
 import { SecretBoxService } from '../platform/secret-box.service';
 import type {
   ModelTable,
+  SqlApiDefinition,
+  SqlApiEvent,
   TableApiDefinition,
   VersionDefinition,
   WebhookDefinition,
@@ -22,10 +24,11 @@ import type {
 } from '../platform/version-definition';
 import { VersionsService } from '../platform/versions.service';
 import { type ChangeActor, ChangeCapture, type WatchedTables } from './change-capture';
+
 import { DEFAULT_ATTEMPT_LIMITS, postWebhook } from './outbound';
 import { newSecret, signatureHeader } from './signing';
 import { checkTarget, parseTargetUrl, TargetRefused } from './target-guard';
-import { webhookBody } from './webhook-payload';
+import { sqlApiBody, webhookBody } from './webhook-payload';
 
 /** A webhook as the builder REST shows it: the definition and its delivery state. */
 export interface WebhookView extends WebhookDefinition {
@@ -53,7 +56,7 @@ export interface WebhookInput {
   name: string;
   url: string;
   apis: string[];
-  events: WebhookEvent[];
+  events: (WebhookEvent | SqlApiEvent)[];
   enabled?: boolean;
 }
 
@@ -86,6 +89,10 @@ interface Listener {
 interface MainWatch {
   revision: number;
   byTable: Map<string, Listener[]>;
+  /** Per mutation-kind SQL API id, the webhooks listening to its calls (`executed`). */
+  bySqlApi: Map<string, { webhook: WebhookDefinition; api: SqlApiDefinition }[]>;
+  /** The main version's enabled webhooks, by id. */
+  enabled: Map<string, WebhookDefinition>;
 }
 
 interface DeliveryRow {
@@ -200,7 +207,7 @@ export class WebhooksService implements OnApplicationBootstrap, OnModuleDestroy 
       .execute();
     try {
       await this.versions.edit(appId, accountId, (def) => {
-        this.checkApis(def, webhook.apis);
+        this.checkApis(def, webhook.apis, webhook.events);
         def.webhooks = [...(def.webhooks ?? []), webhook];
       });
     } catch (error) {
@@ -227,7 +234,7 @@ export class WebhooksService implements OnApplicationBootstrap, OnModuleDestroy 
     const updated = await this.versions.edit(appId, accountId, (def) => {
       const found = (def.webhooks ?? []).find((w) => w.id === id);
       if (!found) throw notFound('Webhook', id);
-      this.checkApis(def, input.apis);
+      this.checkApis(def, input.apis, input.events);
       Object.assign(found, {
         name: input.name,
         url: input.url,
@@ -349,7 +356,12 @@ export class WebhooksService implements OnApplicationBootstrap, OnModuleDestroy 
     const cached = this.mainWatch.get(appId);
     if (cached && cached.revision === head.revision) return cached;
     const def = await this.versions.definition(head.versionId);
-    const watch = { revision: head.revision, byTable: this.listenersOf(def) };
+    const watch = {
+      revision: head.revision,
+      byTable: this.listenersOf(def),
+      bySqlApi: this.sqlApiListenersOf(def),
+      enabled: new Map((def.webhooks ?? []).filter((w) => w.enabled).map((w) => [w.id, w])),
+    };
     if (this.mainWatch.size > 10_000) this.mainWatch.clear();
     this.mainWatch.set(appId, watch);
     return watch;
@@ -367,6 +379,47 @@ export class WebhooksService implements OnApplicationBootstrap, OnModuleDestroy 
       }
     }
     return byTable;
+  }
+
+  /** Per published mutation-kind SQL API of `def`, the enabled webhooks listening to `executed`. */
+  private sqlApiListenersOf(def: VersionDefinition): MainWatch['bySqlApi'] {
+    const bySqlApi: MainWatch['bySqlApi'] = new Map();
+    for (const webhook of def.webhooks ?? []) {
+      if (!webhook.enabled || !webhook.events.includes('executed')) continue;
+      for (const apiId of webhook.apis) {
+        const api = (def.sqlApis ?? []).find((a) => a.id === apiId);
+        if (!api || api.kind !== 'mutation' || api.status !== 'published') continue;
+        bySqlApi.set(api.id, [...(bySqlApi.get(api.id) ?? []), { webhook, api }]);
+      }
+    }
+    return bySqlApi;
+  }
+
+  /**
+   * The outbox rows of a committed request's SQL API calls: one per call and webhook listening
+   * to its SQL API. Their row key is the SQL API's: the calls of one SQL API reach a webhook in
+   * the order they committed (a statement's rows are unknown, so they cannot be ordered finer).
+   */
+  private sqlApiRows(
+    appId: string,
+    watch: MainWatch,
+    capture: ChangeCapture,
+    now: Date,
+  ): Record<string, unknown>[] {
+    return capture.calls.flatMap((call) =>
+      (watch.bySqlApi.get(call.apiId) ?? []).map(({ webhook, api }) => ({
+        id: `msg_${randomUUID().replace(/-/g, '')}`,
+        app_id: appId,
+        webhook_id: webhook.id,
+        event_type: `${api.name}.executed`,
+        row_key: `${api.id}:executed`,
+        payload: sqlApiBody(api, call, capture.actor, now),
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: now.toISOString(),
+        created_at: now.toISOString(),
+      })),
+    );
   }
 
   private async watchedTables(appId: string): Promise<WatchedTables> {
@@ -403,6 +456,7 @@ export class WebhooksService implements OnApplicationBootstrap, OnModuleDestroy 
           });
         }
       }
+      rows.push(...this.sqlApiRows(appId, watch, capture, now));
       // One INSERT per row keeps `seq` in the changes' order on every store.
       for (let i = 0; i < rows.length; i += 100) {
         await this.db.transaction(async (tx) => {
@@ -483,9 +537,7 @@ export class WebhooksService implements OnApplicationBootstrap, OnModuleDestroy 
     );
     if (claimed.length === 0) return;
     const watch = await this.listeners(row.app_id);
-    const webhook = [...(watch?.byTable.values() ?? [])]
-      .flat()
-      .find((l) => l.webhook.id === row.webhook_id)?.webhook;
+    const webhook = watch?.enabled.get(row.webhook_id);
     if (!webhook) {
       await this.finish(
         row.seq,
@@ -630,12 +682,36 @@ export class WebhooksService implements OnApplicationBootstrap, OnModuleDestroy 
     }
   }
 
-  private checkApis(def: VersionDefinition, apis: readonly string[]): void {
-    const unknown = apis.filter((id) => !def.apis.some((a) => a.id === id));
-    if (unknown.length) {
-      const message = `apis names no Table API of this app: ${unknown.join(', ')}`;
-      throw invalidInput(message, [message]);
+  /**
+   * Refuses a webhook that names an API it would receive nothing from: an id that is neither a
+   * Table API nor an SQL API of the version, a query-kind SQL API (it writes nothing), a Table
+   * API without a row event in `events`, an SQL API without `executed`.
+   * @throws DomainError INVALID_INPUT with every reason.
+   */
+  private checkApis(
+    def: VersionDefinition,
+    apis: readonly string[],
+    events: readonly (WebhookEvent | SqlApiEvent)[],
+  ): void {
+    const reasons: string[] = [];
+    const unknown: string[] = [];
+    const rowEvents = events.some((e) => e !== 'executed');
+    for (const id of apis) {
+      const table = def.apis.find((a) => a.id === id);
+      const sql = (def.sqlApis ?? []).find((a) => a.id === id);
+      if (table && !rowEvents)
+        reasons.push(
+          `Table API ${table.name} sends inserted, updated or deleted: add one to events`,
+        );
+      else if (sql?.kind === 'query')
+        reasons.push(`SQL API ${sql.name} is a query kind and writes nothing: name mutation kinds`);
+      else if (sql && !events.includes('executed'))
+        reasons.push(`SQL API ${sql.name} sends executed only: add it to events`);
+      else if (!table && !sql) unknown.push(id);
     }
+    if (unknown.length)
+      reasons.unshift(`apis names no Table API or SQL API of this app: ${unknown.join(', ')}`);
+    if (reasons.length) throw invalidInput(reasons.join('; '), reasons);
   }
 
   /** `?` placeholders as the store's driver takes them (PostgreSQL: `$1`, `$2`, …). */

@@ -2,6 +2,7 @@ import type { GraphQLFieldResolver } from 'graphql';
 import type { GatewayContext } from '../gateway-context';
 import { DatabaseRefusalError } from '../graphql-errors';
 import { bindArguments, shapeSqlRows, type SqlApiPlan } from '../sql-api-values';
+import { sqlApiCalled } from '../../webhooks/change-capture';
 import { withGraphQLArguments } from './arguments';
 
 /** What a mutation-kind SQL API answers: `<Name>Result`. */
@@ -20,7 +21,8 @@ export interface SqlMutationResult {
  * @throws DomainError FORBIDDEN (an implicit `:user_…` the caller lacks); DatabaseRefusalError
  * INVALID_VALUE (a NULL in a returned column confirmed non-null) or what the dialect's
  * `translateError` reads in the database's refusal (UNIQUE_VIOLATION, FOREIGN_KEY_VIOLATION, …);
- * else the driver's error (an internal error, logged by code only).
+ * else the driver's error (an internal error, logged by code only). A call that ran is recorded
+ * for webhooks (`sqlApiCalled`), delivered only if the request commits.
  */
 export function sqlMutationResolver(
   plan: SqlApiPlan,
@@ -38,9 +40,16 @@ export function sqlMutationResolver(
       });
       throw refusal ? new DatabaseRefusalError(refusal, error) : error;
     });
-    return {
+    const answer = {
       affected: result.affected ?? result.rows.length,
       rows: shapeSqlRows(plan, result.rows, conn.dialect),
     };
+    // For the webhooks naming this SQL API, sent once the request committed (README "Webhooks").
+    sqlApiCalled(ctx, {
+      apiId: plan.api.id,
+      arguments: Object.fromEntries(plan.arguments.map((a) => [a.name, args[a.name] ?? null])),
+      ...answer,
+    });
+    return answer;
   });
 }

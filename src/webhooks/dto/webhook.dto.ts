@@ -9,7 +9,7 @@ import {
   IsString,
   Length,
 } from 'class-validator';
-import type { WebhookEvent } from '../../platform/version-definition';
+import type { SqlApiEvent, WebhookEvent } from '../../platform/version-definition';
 
 /** `POST /api/apps/:appId/webhooks` and `PUT …/webhooks/:id` body (README "Webhooks"). */
 export class WebhookDto {
@@ -28,7 +28,8 @@ export class WebhookDto {
   url: string;
 
   @ApiProperty({
-    description: 'Ids of the Table APIs whose rows’ changes are sent (1 to 100).',
+    description:
+      'Ids of the Table APIs whose rows’ changes are sent, and of the mutation-kind SQL APIs whose calls are sent (1 to 100).',
     type: [String],
   })
   @IsArray()
@@ -39,15 +40,16 @@ export class WebhookDto {
   apis: string[];
 
   @ApiProperty({
-    description: 'Which changes are sent.',
-    enum: ['inserted', 'updated', 'deleted'],
+    description:
+      'Which changes are sent: inserted, updated, deleted for Table APIs; executed (a committed call) for SQL APIs.',
+    enum: ['inserted', 'updated', 'deleted', 'executed'],
     isArray: true,
   })
   @IsArray()
   @ArrayMinSize(1)
-  @ArrayMaxSize(3)
-  @IsIn(['inserted', 'updated', 'deleted'], { each: true })
-  events: WebhookEvent[];
+  @ArrayMaxSize(4)
+  @IsIn(['inserted', 'updated', 'deleted', 'executed'], { each: true })
+  events: (WebhookEvent | SqlApiEvent)[];
 
   @ApiPropertyOptional({
     description:
