@@ -15,6 +15,8 @@ describe('page routes', () => {
     expect(pageRouteOf('/apps/a1/model')).toEqual({ name: 'model', signedIn: true });
     expect(pageRouteOf('/apps/a1/enums/')).toEqual({ name: 'enums', signedIn: true });
     expect(pageRouteOf('/apps/a1/webhooks')).toEqual({ name: 'webhooks', signedIn: true });
+    expect(pageRouteOf('/apps/a1/rows')).toEqual({ name: 'rows', signedIn: true });
+    expect(pageRouteOf('/apps/a1/rows/customers')).toEqual({ name: 'rows', signedIn: true });
   });
 
   it('leaves REST, GraphQL, assets and unknown paths to the rest of the service', () => {
@@ -25,6 +27,7 @@ describe('page routes', () => {
       '/assets/index.js',
       '/health',
       '/apps/a1/model/x',
+      '/apps/a1/rows/customers/x',
       '/apps/a1/apis/b2/extra',
       '/keys/x',
     ]) {

@@ -18,7 +18,8 @@ export type PageName =
   | 'model'
   | 'webhooks'
   | 'enums'
-  | 'sql-api';
+  | 'sql-api'
+  | 'rows';
 
 /** What the server knows of a page URL: which page, and whether it needs a platform session. */
 export interface PageRoute {
@@ -42,6 +43,8 @@ const ROUTES: { pattern: RegExp; route: PageRoute }[] = [
   { pattern: new RegExp(`^/apps/${ID}/model/?$`), route: { name: 'model', signedIn: true } },
   { pattern: new RegExp(`^/apps/${ID}/enums/?$`), route: { name: 'enums', signedIn: true } },
   { pattern: new RegExp(`^/apps/${ID}/webhooks/?$`), route: { name: 'webhooks', signedIn: true } },
+  // The row browser (issue 27 item 6): the tables, and one table's rows.
+  { pattern: new RegExp(`^/apps/${ID}/rows(/${ID})?/?$`), route: { name: 'rows', signedIn: true } },
   { pattern: new RegExp(`^/apps/${ID}/apis/new/?$`), route: { name: 'new-api', signedIn: true } },
   {
     pattern: new RegExp(`^/apps/${ID}/apis/${ID}/?$`),

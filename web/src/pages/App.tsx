@@ -16,6 +16,7 @@ import { Layout } from './Layout';
 import { EnumsPage } from './model/EnumsPage';
 import { ModelPage } from './model/ModelPage';
 import { NotFoundPage } from './NotFoundPage';
+import { RowsPage } from './rows/RowsPage';
 import { SessionContext } from './session';
 import { SignInPage } from './sign-in/SignInPage';
 import { SqlApiPage } from './sql-apis/SqlApiPage';
@@ -29,7 +30,8 @@ import { WebhooksPage } from './webhooks/WebhooksPage';
  * `/apps/new` (create an app), `/apps/:appId` (an app's overview), `…/datasources`, `…/model`
  * (the data model), `…/enums`, `/apps/:appId/apis/new` and `/apps/:appId/apis/:apiId` (the Table
  * API editor), `/apps/:appId/sql-apis/new` and `/apps/:appId/sql-apis/:id` (an SQL API, issue 26
- * item 5); any other URL
+ * item 5), `/apps/:appId/rows` and `/apps/:appId/rows/:table` (the row browser, issue 27 item
+ * 6); any other URL
  * shows "Page not found". Users and row rules (`/access`, `/apps/:appId/access`), versions
  * (`/versions`, `/apps/:appId/versions`) and platform accounts (`/accounts`) are issue 27's
  * items 4, 5 and 7. Signing out in another tab of the browser signs this one out too.
@@ -80,6 +82,8 @@ export function App({ initialAccount }: { initialAccount: Account | null }) {
           <Route path="/versions" element={<AppChooserPage kind="versions" key="versions" />} />
           <Route path="/apps/:appId/versions" element={<VersionsPage />} />
           <Route path="/apps/:appId/webhooks" element={<WebhooksPage />} />
+          <Route path="/apps/:appId/rows" element={<RowsPage />} />
+          <Route path="/apps/:appId/rows/:table" element={<RowsPage />} />
           <Route path="/accounts" element={<AccountsPage />} />
           <Route path="*" element={<NotFoundPage />} />
         </Route>

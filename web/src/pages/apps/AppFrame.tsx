@@ -11,6 +11,7 @@ const SECTIONS = [
   { path: '/datasources', label: 'Datasources' },
   { path: '/model', label: 'Data model' },
   { path: '/enums', label: 'Enums' },
+  { path: '/rows', label: 'Rows' },
   { path: '/webhooks', label: 'Webhooks' },
 ] as const;
 

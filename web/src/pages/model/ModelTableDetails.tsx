@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { describeError, patch, seg } from '../../shared/api';
 import type { App } from '../../shared/types';
 import { Feedback } from '../../shared/ui';
@@ -91,6 +92,11 @@ export function ModelTableDetails({
           <span aria-hidden="true">{open ? '▾' : '▸'}</span> {table.name}
         </button>
         <span className="hint">{summary}</span>
+        {table.active && (
+          <Link to={`/apps/${seg(app.id)}/rows/${seg(table.name)}`}>
+            Browse rows<span className="visually-hidden"> of {table.name}</span>
+          </Link>
+        )}
       </div>
       <div id={`${id}-details`} hidden={!open} className="model-table__details">
         {table.comment && <p className="muted">{table.comment}</p>}
