@@ -1,10 +1,16 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Browser, BrowserContext, chromium, Locator, Page } from 'playwright-core';
+import { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { seedDemo } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config/app-config';
-import { builtPagesDir } from '../../src/pages/built-pages';
 import { ADMIN, RunningApp, startApp } from '../support/app-harness';
+import {
+  collectPageErrors,
+  expectAccessible,
+  launchBrowser,
+  lookAtBothWidths,
+  screenshot,
+  signIn,
+  skipWithoutBrowser,
+} from '../support/browser';
 
 /**
  * Issue 27 items 4, 5 and 7 in Debian's Chromium (playwright-core) against the real service
@@ -22,13 +28,8 @@ declare const document: {
   activeElement: { id?: string; textContent?: string | null } | null;
 };
 
-const CHROMIUM = '/usr/bin/chromium';
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const SCREENSHOTS = join(__dirname, '..', '..', 'test-output', 'screenshots');
 const ANA = { email: 'ana@access.test', password: 'ana-access-password' };
-/** Without Chromium the suite is skipped with a warning, except under CI, where it fails. */
-const skip = !existsSync(CHROMIUM) && process.env.CI !== 'true';
-if (skip) console.warn(`Page tests skipped: no ${CHROMIUM} (apt-get install -y chromium)`);
+const skip = skipWithoutBrowser('Page tests');
 
 jest.setTimeout(180_000);
 
@@ -41,9 +42,6 @@ jest.setTimeout(180_000);
   let pageErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(join(builtPagesDir(), 'index.html')))
-      throw new Error('The pages are not built: run npm run build (npm test does) first');
-    mkdirSync(SCREENSHOTS, { recursive: true });
     run = await startApp();
     const config = loadConfig(
       { DATA_DIR: run.dataDir, PLATFORM_SECRET: 'e2e-platform-secret-0123456789-abcdefghij' },
@@ -52,18 +50,7 @@ jest.setTimeout(180_000);
     demoKey = (await seedDemo(run.app, config))!.key;
     const token = await run.adminToken();
     demoId = (await run.http('GET', '/api/apps', { token })).body[0].id;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchBrowser();
   });
 
   afterAll(async () => {
@@ -87,63 +74,19 @@ jest.setTimeout(180_000);
       ...reader,
     });
     contexts.push(context);
-    const page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
-    page.on('console', (message) => {
-      // Refusals the tests provoke (a wrong password, a 409) are logged by Chrome; others are not expected.
-      const expected = /^Failed to load resource: .* status of 40[019] /.test(message.text());
-      if (message.type() === 'error' && !expected)
-        pageErrors.push(`${page.url()}: ${message.text()}`);
-    });
-    return page;
-  }
-
-  /** axe-core's WCAG 2 A/AA (and best-practice) violations on the page, failing the test. */
-  async function axe(page: Page, name: string): Promise<void> {
-    await page.evaluate(AXE);
-    const result = (await page.evaluate(
-      `axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'], resultTypes: ['violations'] })`,
-    )) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
-    const problems = result.violations.map(
-      (v) =>
-        `${name}: ${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    // Refusals the tests provoke (a wrong password, a 409) are logged by Chrome; others are not expected.
+    collectPageErrors(context, pageErrors, (message) =>
+      /^Failed to load resource: .* status of 40[019] /.test(message.text()),
     );
-    expect(problems).toEqual([]);
+    return context.newPage();
   }
 
   /**
-   * The page at 1280 and at 390 px wide: a full-page screenshot of each
-   * (`test-output/screenshots/<name>-1280.png`, `-390.png`), axe at both, and at 390 nothing
-   * wider than the screen (no sideways scrolling). Leaves the page at 1280.
+   * The page at 1280 and at 390 px wide, 800 px tall (`<name>-1280.png`, `-390.png`): axe at both,
+   * nothing wider than the phone's screen. Leaves the page at 1280.
    */
-  async function look(page: Page, name: string): Promise<void> {
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: 800 });
-      await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
-      await axe(page, `${name} at ${width}`);
-      if (width === 390) {
-        const widths = await page.evaluate(`(() => ({
-          page: document.documentElement.scrollWidth,
-          viewport: document.documentElement.clientWidth,
-          // What reaches past the screen's right edge, to say what to fix; what is inside a
-          // region that scrolls sideways by itself (.table-scroll, focusable) does not count.
-          wider: [...document.querySelectorAll('main *')]
-            .filter((e) => !e.parentElement.closest('.table-scroll'))
-            .filter((e) => e.getBoundingClientRect().right > 391)
-            .slice(0, 3)
-            .map((e) => e.tagName + '.' + e.className + ' ' + (e.textContent || '').slice(0, 40)),
-        }))()`);
-        expect(widths).toEqual({ page: 390, viewport: 390, wider: [] });
-      }
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
-  }
-
-  async function signIn(page: Page, account: { email: string; password: string }) {
-    await page.getByLabel('Email').fill(account.email);
-    await page.getByLabel('Password').fill(account.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  }
+  const look = (page: Page, name: string) =>
+    lookAtBothWidths(page, name, { height: 800, phoneHeight: 800 });
 
   /** An administrator signed in on the apps page. */
   async function adminPage(reader: Parameters<typeof newPage>[0] = {}): Promise<Page> {
@@ -401,8 +344,8 @@ jest.setTimeout(180_000);
       .getByRole('list', { name: 'Table APIs' })
       .getByText('public switched on: select')
       .waitFor();
-    await axe(page, 'versions-02-confirm');
-    await page.screenshot({ path: join(SCREENSHOTS, 'versions-02-confirm-1280.png') });
+    await expectAccessible(page, 'versions-02-confirm');
+    await screenshot(page, 'versions-02-confirm-1280');
     // Cancel (Escape) publishes nothing.
     await page.keyboard.press('Escape');
     await confirm.waitFor({ state: 'hidden' });

@@ -1,10 +1,13 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
-import { builtPagesDir } from '../../src/pages/built-pages';
+import { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN, RunningApp, startApp } from '../support/app-harness';
+import {
+  collectPageErrors,
+  launchBrowser,
+  lookAtBothWidths,
+  signIn,
+  skipWithoutBrowser,
+} from '../support/browser';
 import { createPgDatabase, PgDatabase } from '../support/postgres-fixture';
-import { serviceAvailable } from '../support/services';
 
 /**
  * Issue 27 items 1–3: the app, datasource, data model and enum pages tried as a new user would,
@@ -22,15 +25,9 @@ import { serviceAvailable } from '../support/services';
 /** Browser globals read inside `evaluate()` callbacks (this tsconfig has no DOM library). */
 declare const document: {
   activeElement: { textContent: string | null } | null;
-  documentElement: { scrollWidth: number };
 };
 
-const CHROMIUM = '/usr/bin/chromium';
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const SCREENSHOTS = join(__dirname, '..', '..', 'test-output', 'screenshots');
-/** Without Chromium or PostgreSQL the suite is skipped with a warning, except under CI. */
-const skip = (!existsSync(CHROMIUM) || !serviceAvailable('postgres')) && process.env.CI !== 'true';
-if (skip) console.warn(`Model page tests skipped: no ${CHROMIUM} or no PostgreSQL`);
+const skip = skipWithoutBrowser('Model page tests', 'postgres');
 
 jest.setTimeout(180_000);
 
@@ -50,9 +47,6 @@ jest.setTimeout(180_000);
   const SECRET = `Wr0ng-${Math.random().toString(36).slice(2)}-pw`;
 
   beforeAll(async () => {
-    if (!existsSync(join(builtPagesDir(), 'index.html')))
-      throw new Error('The pages are not built: run npm run build (npm test does) first');
-    mkdirSync(SCREENSHOTS, { recursive: true });
     db = await createPgDatabase('tg_pages_model');
     await db.exec(`
       CREATE TABLE customers (id serial PRIMARY KEY, name text NOT NULL, status text, note text);
@@ -72,36 +66,24 @@ jest.setTimeout(180_000);
       INSERT INTO customers (name, status) VALUES ('Grace', 'moved');
     `);
     run = await startApp();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchBrowser();
     context = await browser.newContext({
       baseURL: run.baseUrl,
       viewport: { width: 1280, height: 900 },
       locale: 'de-DE',
       timezoneId: 'Europe/Berlin',
     });
+    // Refusals these tests provoke (a refused login, a 409) are logged by Chrome; others are not expected.
+    // So is a 404 of the SQL API list on a service built without SQL APIs (the page shows none).
+    collectPageErrors(
+      context,
+      pageErrors,
+      (message) =>
+        /^Failed to load resource: .* status of (400|409) /.test(message.text()) ||
+        (/status of 404 /.test(message.text()) && message.location().url.endsWith('/sql-apis')),
+    );
     page = await context.newPage();
     page.setDefaultTimeout(15_000);
-    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
-    page.on('console', (message) => {
-      // Refusals these tests provoke (a refused login, a 409) are logged by Chrome; others are not expected.
-      // So is a 404 of the SQL API list on a service built without SQL APIs (the page shows none).
-      const expected =
-        /^Failed to load resource: .* status of (400|409) /.test(message.text()) ||
-        (/status of 404 /.test(message.text()) && message.location().url.endsWith('/sql-apis'));
-      if (message.type() === 'error' && !expected)
-        pageErrors.push(`${page.url()}: ${message.text()}`);
-    });
   });
 
   afterAll(async () => {
@@ -115,38 +97,8 @@ jest.setTimeout(180_000);
     expect(pageErrors.splice(0)).toEqual([]);
   });
 
-  /** Checks the page with axe-core (WCAG 2 A/AA and best practice); fails on a violation. */
-  async function axe(name: string): Promise<void> {
-    await page.evaluate(AXE);
-    const result = (await page.evaluate(
-      `axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'], resultTypes: ['violations'] })`,
-    )) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
-    expect(
-      result.violations.map(
-        (v) =>
-          `${name}: ${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-      ),
-    ).toEqual([]);
-  }
-
-  /**
-   * Saves the page at 1280 and 390 px wide (`<name>-1280.png`, `<name>-390.png`), checks it
-   * with axe at both widths, and that nothing scrolls sideways on the phone.
-   */
-  async function look(name: string): Promise<void> {
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}-1280.png`), fullPage: true });
-    await axe(`${name} at 1280 px`);
-    await page.setViewportSize({ width: 390, height: 844 });
-    try {
-      await page.screenshot({ path: join(SCREENSHOTS, `${name}-390.png`), fullPage: true });
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
-        390,
-      );
-      await axe(`${name} at 390 px`);
-    } finally {
-      await page.setViewportSize({ width: 1280, height: 900 });
-    }
-  }
+  /** Screenshots and axe at 1280 and 390 px wide; nothing may scroll sideways at 390 px. */
+  const look = (name: string) => lookAtBothWidths(page, name);
 
   /** The id in the page URL after `/apps/`. */
   const appIdOfPage = () => new URL(page.url()).pathname.split('/')[2];
@@ -160,9 +112,7 @@ jest.setTimeout(180_000);
   it('creates an app and adds its PostgreSQL datasource, saying what failed without the password', async () => {
     await page.goto('/');
     await page.waitForURL('**/sign-in');
-    await page.getByLabel('Email').fill(ADMIN.email);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, ADMIN);
     await page.getByRole('heading', { name: 'Apps', level: 1 }).waitFor();
 
     await page.getByRole('link', { name: 'New app' }).click();

@@ -1,11 +1,16 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { Browser, chromium, Page } from 'playwright-core';
-import { builtPagesDir } from '../../src/pages/built-pages';
+import { Browser, Page } from 'playwright-core';
 import { ADMIN, RunningApp, startApp } from '../support/app-harness';
+import {
+  collectPageErrors,
+  launchBrowser,
+  lookAtBothWidths,
+  signIn,
+  skipWithoutBrowser,
+} from '../support/browser';
 import { createPgDatabase, PgDatabase } from '../support/postgres-fixture';
-import { serviceAvailable } from '../support/services';
 
 /**
  * Issue 26 item 5: the SQL API page tried as a builder would, in Debian's Chromium driven by
@@ -17,15 +22,7 @@ import { serviceAvailable } from '../support/services';
  * 2 A/AA) at 1280 and 390 px wide, where nothing may scroll sideways.
  */
 
-/** Browser globals read inside `evaluate()` callbacks (this tsconfig has no DOM library). */
-declare const document: { documentElement: { scrollWidth: number } };
-
-const CHROMIUM = '/usr/bin/chromium';
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const SCREENSHOTS = join(__dirname, '..', '..', 'test-output', 'screenshots');
-/** Without Chromium or PostgreSQL the suite is skipped with a warning, except under CI. */
-const skip = (!existsSync(CHROMIUM) || !serviceAvailable('postgres')) && process.env.CI !== 'true';
-if (skip) console.warn(`SQL API page tests skipped: no ${CHROMIUM} or no PostgreSQL`);
+const skip = skipWithoutBrowser('SQL API page tests', 'postgres');
 
 jest.setTimeout(180_000);
 
@@ -40,9 +37,6 @@ jest.setTimeout(180_000);
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(join(builtPagesDir(), 'index.html')))
-      throw new Error('The pages are not built: run npm run build (npm test does) first');
-    mkdirSync(SCREENSHOTS, { recursive: true });
     db = await createPgDatabase('tg_pages_sql_apis');
     await db.exec(`
       CREATE TABLE customers (id serial PRIMARY KEY, name text NOT NULL, status text);
@@ -75,30 +69,15 @@ jest.setTimeout(180_000);
       body: { name: 'Notes DB', type: 'sqlite', url: 'sqlite:notes.db' },
     });
     expect(sqlite.status).toBe(201);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchBrowser();
     const context = await browser.newContext({
       baseURL: run.baseUrl,
       viewport: { width: 1280, height: 900 },
     });
+    // The refusals these tests provoke (400) are logged by Chrome; others are not expected.
+    collectPageErrors(context, pageErrors, (message) => /status of 400 /.test(message.text()));
     page = await context.newPage();
     page.setDefaultTimeout(15_000);
-    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
-    page.on('console', (message) => {
-      // The refusals these tests provoke (400) are logged by Chrome; others are not expected.
-      if (message.type() === 'error' && !/status of 400 /.test(message.text()))
-        pageErrors.push(`${page.url()}: ${message.text()}`);
-    });
   });
 
   afterAll(async () => {
@@ -111,44 +90,15 @@ jest.setTimeout(180_000);
     expect(pageErrors.splice(0)).toEqual([]);
   });
 
-  /** Checks the page with axe-core (WCAG 2 A/AA and best practice); fails on a violation. */
-  async function axe(name: string): Promise<void> {
-    await page.evaluate(AXE);
-    const result = (await page.evaluate(
-      `axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'], resultTypes: ['violations'] })`,
-    )) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
-    expect(
-      result.violations.map(
-        (v) =>
-          `${name}: ${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-      ),
-    ).toEqual([]);
-  }
-
-  /** Screenshots and axe at 1280 and 390 px; nothing scrolls sideways at 390 px. */
-  async function look(name: string): Promise<void> {
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}-1280.png`), fullPage: true });
-    await axe(`${name} at 1280 px`);
-    await page.setViewportSize({ width: 390, height: 844 });
-    try {
-      await page.screenshot({ path: join(SCREENSHOTS, `${name}-390.png`), fullPage: true });
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
-        390,
-      );
-      await axe(`${name} at 390 px`);
-    } finally {
-      await page.setViewportSize({ width: 1280, height: 900 });
-    }
-  }
+  /** Screenshots and axe at 1280 and 390 px wide; nothing may scroll sideways at 390 px. */
+  const look = (name: string) => lookAtBothWidths(page, name);
 
   let sqlApiId: string;
 
   it('creates an SQL API from the app overview, confirms a column and publishes it', async () => {
     await page.goto(`/apps/${appId}`);
     await page.waitForURL('**/sign-in?next=**');
-    await page.getByLabel('Email').fill(ADMIN.email);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, ADMIN);
     await page.getByRole('link', { name: 'New SQL API' }).click();
     await page.getByRole('heading', { name: 'New SQL API', level: 1 }).waitFor();
     await page.getByLabel('API name').fill('customersByStatus');

@@ -1,13 +1,17 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { seedDemo } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config/app-config';
-import { builtPagesDir } from '../../src/pages/built-pages';
 import { ADMIN, RunningApp, startApp } from '../support/app-harness';
+import {
+  collectPageErrors,
+  launchBrowser,
+  lookAtBothWidths,
+  signIn,
+  skipWithoutBrowser,
+} from '../support/browser';
 
 /**
  * Issue 28 item 1, the page (`/apps/:appId/webhooks`): in Debian's Chromium driven by
@@ -24,14 +28,9 @@ import { ADMIN, RunningApp, startApp } from '../support/app-harness';
  */
 
 /** Browser globals read inside `evaluate()` callbacks (this tsconfig has no DOM library). */
-declare const document: { documentElement: { scrollWidth: number } };
 declare const navigator: { clipboard: { readText(): Promise<string> } };
 
-const CHROMIUM = '/usr/bin/chromium';
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const SCREENSHOTS = join(__dirname, '..', '..', 'test-output', 'screenshots');
-const skip = !existsSync(CHROMIUM) && process.env.CI !== 'true';
-if (skip) console.warn(`Webhooks page tests skipped: no ${CHROMIUM}`);
+const skip = skipWithoutBrowser('Webhooks page tests');
 
 jest.setTimeout(180_000);
 
@@ -83,9 +82,6 @@ class Receiver {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(join(builtPagesDir(), 'index.html')))
-      throw new Error('The pages are not built: run npm run build (npm test does) first');
-    mkdirSync(SCREENSHOTS, { recursive: true });
     await receiver.start();
     run = await startApp({ env: { WEBHOOKS_ALLOW_PRIVATE_TARGETS: '1' } });
     const config = loadConfig(
@@ -94,18 +90,7 @@ class Receiver {
     );
     demoKey = (await seedDemo(run.app, config))!.key;
     demoId = (await run.http('GET', '/api/apps', { token: await run.adminToken() })).body[0].id;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchBrowser();
     context = await browser.newContext({
       baseURL: run.baseUrl,
       viewport: { width: 1280, height: 900 },
@@ -115,12 +100,9 @@ class Receiver {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
       origin: run.baseUrl,
     });
+    collectPageErrors(context, pageErrors);
     page = await context.newPage();
     page.setDefaultTimeout(15_000);
-    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(`${page.url()}: ${message.text()}`);
-    });
   });
 
   afterAll(async () => {
@@ -133,44 +115,15 @@ class Receiver {
     expect(pageErrors.splice(0)).toEqual([]);
   });
 
-  /** Checks the page with axe-core (WCAG 2 A/AA and best practice); fails on a violation. */
-  async function axe(name: string): Promise<void> {
-    await page.evaluate(AXE);
-    const result = (await page.evaluate(
-      `axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'], resultTypes: ['violations'] })`,
-    )) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
-    expect(
-      result.violations.map(
-        (v) =>
-          `${name}: ${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-      ),
-    ).toEqual([]);
-  }
-
-  /** Saves and checks the page at 1280 and 390 px wide; nothing may scroll sideways at 390. */
-  async function look(name: string): Promise<void> {
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}-1280.png`), fullPage: true });
-    await axe(`${name} at 1280 px`);
-    await page.setViewportSize({ width: 390, height: 844 });
-    try {
-      await page.screenshot({ path: join(SCREENSHOTS, `${name}-390.png`), fullPage: true });
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
-        390,
-      );
-      await axe(`${name} at 390 px`);
-    } finally {
-      await page.setViewportSize({ width: 1280, height: 900 });
-    }
-  }
+  /** Screenshots and axe at 1280 and 390 px wide; nothing may scroll sideways at 390 px. */
+  const look = (name: string) => lookAtBothWidths(page, name);
 
   let secret: string;
 
   it('creates a webhook from the app overview and shows its secret once, with a copy button', async () => {
     await page.goto(`/apps/${demoId}`);
     await page.waitForURL('**/sign-in**');
-    await page.getByLabel('Email').fill(ADMIN.email);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, ADMIN);
     await page.getByRole('heading', { name: 'Demo store', level: 1 }).waitFor();
     await page
       .getByRole('navigation', { name: 'App' })

@@ -1,10 +1,15 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Browser, BrowserContext, chromium, Locator, Page } from 'playwright-core';
+import { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { seedDemo } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config/app-config';
-import { builtPagesDir } from '../../src/pages/built-pages';
 import { ADMIN, RunningApp, startApp } from '../support/app-harness';
+import {
+  collectPageErrors,
+  expectAccessible,
+  launchBrowser,
+  screenshot,
+  signIn,
+  skipWithoutBrowser,
+} from '../support/browser';
 
 /**
  * Issue 12: the platform's pages (CONTRACT.md §10) tried as a new user would, in Debian's
@@ -22,14 +27,8 @@ declare const navigator: { clipboard: { readText(): Promise<string> } };
 declare const localStorage: { length: number };
 declare const sessionStorage: { length: number };
 
-const CHROMIUM = '/usr/bin/chromium';
-/** axe-core, run in each page to find accessibility failures (labels, names, contrast, ARIA). */
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const SCREENSHOTS = join(__dirname, '..', '..', 'test-output', 'screenshots');
 const BUILDER = { email: 'builder@e2e.test', password: 'e2e-builder-password' };
-/** Without Chromium the suite is skipped with a warning, except under CI, where it fails. */
-const skip = !existsSync(CHROMIUM) && process.env.CI !== 'true';
-if (skip) console.warn(`Page tests skipped: no ${CHROMIUM} (apt-get install -y chromium)`);
+const skip = skipWithoutBrowser('Page tests');
 
 jest.setTimeout(120_000);
 
@@ -44,9 +43,6 @@ jest.setTimeout(120_000);
   let pageErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(join(builtPagesDir(), 'index.html')))
-      throw new Error('The pages are not built: run npm run build (npm test does) first');
-    mkdirSync(SCREENSHOTS, { recursive: true });
     run = await startApp();
     const config = loadConfig(
       { DATA_DIR: run.dataDir, PLATFORM_SECRET: 'e2e-platform-secret-0123456789-abcdefghij' },
@@ -60,18 +56,7 @@ jest.setTimeout(120_000);
       body: { ...BUILDER, role: 'builder' },
     });
     expect(builder.status).toBe(201);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchBrowser();
   });
 
   afterAll(async () => {
@@ -97,55 +82,28 @@ jest.setTimeout(120_000);
       origin: run.baseUrl,
     });
     contexts.push(context);
-    context.on('page', watch);
+    // Chrome logs every refused request; the refusals these tests provoke (a wrong password,
+    // a publish refused) are expected, anything else (a missing asset, a CSP refusal) is not.
+    // So is the 404 of the "Page not found" page itself (the document, not one of its assets).
+    collectPageErrors(
+      context,
+      pageErrors,
+      (message, page) =>
+        /^Failed to load resource: .* status of 40[01] /.test(message.text()) ||
+        (/^Failed to load resource: .* status of 404 /.test(message.text()) &&
+          message.location().url === page.url()),
+    );
     const page = await context.newPage();
     return page;
   }
 
-  /** Collects what a page logs as an error. */
-  function watch(page: Page): void {
-    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
-    page.on('console', (message) => {
-      // Chrome logs every refused request; the refusals these tests provoke (a wrong password,
-      // a publish refused) are expected, anything else (a missing asset, a CSP refusal) is not.
-      // So is the 404 of the "Page not found" page itself (the document, not one of its assets).
-      const expected =
-        /^Failed to load resource: .* status of 40[01] /.test(message.text()) ||
-        (/^Failed to load resource: .* status of 404 /.test(message.text()) &&
-          message.location().url === page.url());
-      if (message.type() === 'error' && !expected)
-        pageErrors.push(`${page.url()}: ${message.text()}`);
-    });
-  }
-
-  /** Saves a screenshot of the whole page as `test-output/screenshots/<name>.png`. */
-  async function screenshot(page: Page, name: string): Promise<void> {
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-  }
-
   /**
-   * Saves a screenshot of the page and checks it with axe-core (WCAG 2 A and AA rules); GraphiQL's
-   * own interface is left to its authors. Fails the test on a violation.
+   * Saves a screenshot of the whole page (`<name>.png`) and checks it with axe-core; GraphiQL's
+   * own interface (`exclude`) is left to its authors. Fails the test on a violation.
    */
   async function look(page: Page, name: string, exclude?: string): Promise<void> {
     await screenshot(page, name);
-    await page.evaluate(AXE);
-    const context = exclude ? `{ exclude: [${JSON.stringify(exclude)}] }` : 'document';
-    const result = (await page.evaluate(
-      `axe.run(${context}, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'], resultTypes: ['violations'] })`,
-    )) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
-    const problems = result.violations.map(
-      (v) =>
-        `${name}: ${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-    );
-    expect(problems).toEqual([]);
-  }
-
-  /** Signs in through the sign-in page, from wherever the browser was sent to it. */
-  async function signIn(page: Page, account: { email: string; password: string }) {
-    await page.getByLabel('Email').fill(account.email);
-    await page.getByLabel('Password').fill(account.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expectAccessible(page, name, exclude);
   }
 
   /** A GraphQL request to the demo app with a key, over plain HTTP (what an integration does). */
