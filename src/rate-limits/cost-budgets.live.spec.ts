@@ -4,7 +4,7 @@ import type { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import { RedisService } from '../redis/redis.service';
 import { describeWith, SERVICE_URLS } from '../../test/support/services';
-import { CostBudgetExceeded, CostBudgetsService } from './cost-budgets.service';
+import { COST_PREFIX, CostBudgetExceeded, CostBudgetsService } from './cost-budgets.service';
 
 /** Two service instances over one Redis: what each charges, the other sees. */
 describeWith('redis')('CostBudgetsService on a real Redis (README "Cost budgets")', () => {
@@ -60,6 +60,59 @@ describeWith('redis')('CostBudgetsService on a real Redis (README "Cost budgets"
     const charged = await second.settle(next, 110);
     expect(charged.remaining).toBe(1_000 - 130);
     expect(Date.parse(charged.resetAt)).toBeGreaterThan(Date.now());
+  });
+
+  describe('budgets large enough to lease (2,000 points per minute and more)', () => {
+    /** The window's points Redis holds for `bucket` (rate-limiter-flexible's key). */
+    const reservedInRedis = async (): Promise<number> =>
+      Number(await redisServices[0].commands!.get(`${COST_PREFIX}:${bucket}`));
+
+    it('pays many requests from one reservation, without a Redis round trip each', async () => {
+      let last;
+      for (let i = 0; i < 50; i++) last = await first.charge(bucket, 1_000_000, 1);
+      expect(last).toMatchObject({ leased: true, shared: true, consumed: 50 });
+      // One lease of 100 points (a thousandth of the budget, at most 100) paid all 50.
+      expect(await reservedInRedis()).toBe(100);
+    });
+
+    it('never lets instances together spend more than the budget', async () => {
+      const limit = 10_000;
+      let paid = 0;
+      for (let open = [first, second]; open.length > 0;) {
+        for (const budgets of [...open]) {
+          const charged = await budgets.charge(bucket, limit, 7).then(
+            () => true,
+            (error: unknown) => {
+              expect(error).toBeInstanceOf(CostBudgetExceeded);
+              return false;
+            },
+          );
+          if (charged) paid += 7;
+          else open = open.filter((b) => b !== budgets);
+        }
+      }
+      expect(paid).toBeLessThanOrEqual(limit);
+      // Each instance may leave at most one lease (10 points) and one request unspent.
+      expect(paid).toBeGreaterThan(limit - 2 * (10 + 7));
+      expect(await reservedInRedis()).toBeLessThanOrEqual(limit);
+    });
+
+    it('gives a large refund back to Redis, so other instances can spend it', async () => {
+      const charge = await first.charge(bucket, 1_000_000, 5_000);
+      expect(await reservedInRedis()).toBe(5_000);
+      const report = await first.settle(charge, 1);
+      expect(report).toMatchObject({ requested: 5_000, actual: 1, remaining: 999_999 });
+      // The instance keeps one lease (100 points) and gives the rest back.
+      expect(await reservedInRedis()).toBe(101);
+    });
+
+    it('charges a settle beyond its lease to the shared window', async () => {
+      const charge = await first.charge(bucket, 1_000_000, 1);
+      const report = await first.settle(charge, 1_000);
+      expect(report.remaining).toBe(1_000_000 - 1_000);
+      // The lease of 100 paid 100 of the 1,000; the other 900 went to Redis.
+      expect(await reservedInRedis()).toBe(1_000);
+    });
   });
 
   it('refuses a request that costs more than the whole budget', async () => {

@@ -3,6 +3,8 @@ import { RateLimiterMemory, RateLimiterRedis, type RateLimiterRes } from 'rate-l
 import { DomainError, ErrorCode } from '../common/domain-error';
 import { MetricsService } from '../metrics/metrics.service';
 import { RedisService } from '../redis/redis.service';
+import { leaseSize } from './leased-throttler-storage';
+import { PointLeases } from './point-leases';
 import { RATE_LIMIT_WINDOW_MS } from './rate-limits.service';
 
 /**
@@ -33,6 +35,8 @@ export interface CostCharge {
   resetAt: number;
   /** Whether the points were counted in Redis (shared) or in this process. */
   shared: boolean;
+  /** Whether they came from this instance's lease of the window ({@link PointLeases}). */
+  leased: boolean;
 }
 
 /**
@@ -70,7 +74,9 @@ const UNBOUNDED_POINTS = Number.MAX_SAFE_INTEGER;
  * this process, the same fallback as {@link RateLimitsService} so an outage never fails open or
  * hard. The limiters hold one fixed window of {@link RATE_LIMIT_WINDOW_MS} per key and never
  * refuse themselves: each key's own `pointsPerMinute` is compared here, so keys with different
- * budgets share one limiter.
+ * budgets share one limiter. Budgets of 2,000 points per minute and more are spent from leases
+ * reserved in Redis a batch at a time ({@link PointLeases}), so such a key's request costs no
+ * Redis round trip; smaller budgets are counted charge by charge, exact.
  */
 @Injectable()
 export class CostBudgetsService {
@@ -80,6 +86,7 @@ export class CostBudgetsService {
     duration: RATE_LIMIT_WINDOW_MS / 1000,
   });
   private readonly sharedLimiter: RateLimiterRedis | null;
+  private readonly leases: PointLeases | null;
 
   constructor(
     private readonly redis: RedisService,
@@ -93,6 +100,10 @@ export class CostBudgetsService {
           duration: RATE_LIMIT_WINDOW_MS / 1000,
         })
       : null;
+    const shared = this.sharedLimiter;
+    this.leases = shared
+      ? new PointLeases((bucket, points, how) => shared[how](bucket, points))
+      : null;
   }
 
   /**
@@ -104,6 +115,8 @@ export class CostBudgetsService {
    * `limit`; also when `points` alone exceed `limit` (no window could pay it).
    */
   async charge(bucket: string, limit: number, points: number): Promise<CostCharge> {
+    const leased = await this.chargeLeased(bucket, limit, points);
+    if (leased) return leased;
     const { res, shared } = await this.change(bucket, points, 'consume');
     const charge: CostCharge = {
       bucket,
@@ -113,18 +126,56 @@ export class CostBudgetsService {
       // To the second: the same window reads the same whatever the milliseconds of the call.
       resetAt: Math.round((Date.now() + res.msBeforeNext) / 1000) * 1000,
       shared,
+      leased: false,
     };
     if (res.consumedPoints > limit) {
       await this.change(bucket, points, 'reward', shared).catch(() => undefined);
-      const before = res.consumedPoints - points;
-      const report = this.report({ ...charge, consumed: before }, null);
-      this.metrics.rateLimited('key');
-      throw new CostBudgetExceeded(report, {
-        ...this.headers(report),
-        'retry-after': String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))),
-      });
+      this.refuse({ ...charge, consumed: res.consumedPoints - points });
     }
     return charge;
+  }
+
+  /**
+   * A charge spent from this instance's lease, for budgets large enough to lease while Redis
+   * answers; null otherwise, or when Redis fails (the caller counts the charge its exact way).
+   * @throws CostBudgetExceeded as {@link charge}.
+   */
+  private async chargeLeased(
+    bucket: string,
+    limit: number,
+    points: number,
+  ): Promise<CostCharge | null> {
+    if (!this.leases || leaseSize(limit) === 1 || this.redis.state() !== 'ok') return null;
+    let spend;
+    try {
+      spend = await this.leases.spend(bucket, limit, points);
+    } catch {
+      return null;
+    }
+    const charge: CostCharge = {
+      bucket,
+      limit,
+      requested: points,
+      consumed: spend.consumed,
+      resetAt: spend.endsAt,
+      shared: true,
+      leased: true,
+    };
+    if (!spend.paid) this.refuse(charge);
+    return charge;
+  }
+
+  /**
+   * Refuses a request the window cannot pay; `charge.consumed` is the window's points without it.
+   * @throws CostBudgetExceeded always.
+   */
+  private refuse(charge: CostCharge): never {
+    const report = this.report(charge, null);
+    this.metrics.rateLimited('key');
+    throw new CostBudgetExceeded(report, {
+      ...this.headers(report),
+      'retry-after': String(Math.max(1, Math.ceil((charge.resetAt - Date.now()) / 1000))),
+    });
   }
 
   /**
@@ -137,6 +188,13 @@ export class CostBudgetsService {
   async settle(charge: CostCharge, actual: number): Promise<CostReport> {
     const difference = actual - charge.requested;
     let consumed = charge.consumed + difference;
+    if (charge.leased) {
+      const settled =
+        difference === 0
+          ? charge.consumed
+          : await this.leases!.settle(charge.bucket, charge.resetAt, difference).catch(() => null);
+      return this.report({ ...charge, consumed: settled ?? charge.consumed }, actual);
+    }
     if (difference !== 0 && Date.now() < charge.resetAt) {
       try {
         const { res } = await this.change(
