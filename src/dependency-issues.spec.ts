@@ -36,29 +36,19 @@ const ROOT = join(__dirname, '..');
 
 const LIMITS = CONTRACT_LIMITS;
 
-/** How a promise stood after a wait. */
-type Settled =
-  | { state: 'resolved'; value: unknown }
-  | { state: 'rejected'; error: unknown }
-  | { state: 'pending' };
+/** How a promise settled. */
+type Settled = { state: 'resolved'; value: unknown } | { state: 'rejected'; error: unknown };
 
-/** Where `work` stands after at most `ms` milliseconds (it is not cancelled). */
-async function settleWithin(work: Promise<unknown>, ms: number): Promise<Settled> {
-  let timer: NodeJS.Timeout | undefined;
-  const pending = new Promise<Settled>((resolve) => {
-    timer = setTimeout(() => resolve({ state: 'pending' }), ms);
-  });
-  try {
-    return await Promise.race([
-      work.then(
-        (value): Settled => ({ state: 'resolved', value }),
-        (error: unknown): Settled => ({ state: 'rejected', error }),
-      ),
-      pending,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+/**
+ * How `work` settled. No timer: a library that never settles fails the test by Jest's timeout,
+ * and what ends the work (a deadline's error code, a fallback's answer) is what the tests assert,
+ * never how long it took (timing belongs in bench/).
+ */
+function settle(work: Promise<unknown>): Promise<Settled> {
+  return work.then(
+    (value): Settled => ({ state: 'resolved', value }),
+    (error: unknown): Settled => ({ state: 'rejected', error }),
+  );
 }
 
 /** The contract's code of a rejection (a DomainError's), else the error's message. */
@@ -68,9 +58,12 @@ function codeOf(settled: Settled): string {
   return error instanceof DomainError ? error.code : `raw: ${(error as Error).message}`;
 }
 
-/** Polls `check` every 25 ms for at most `ms` milliseconds; whether it became true. */
-async function eventually(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
+/**
+ * Polls `check` every 25 ms until it is true, for at most 20 s (a wait for something to happen,
+ * long enough for a loaded machine; not a bound the tests assert); whether it became true.
+ */
+async function eventually(check: () => Promise<boolean>): Promise<boolean> {
+  const until = Date.now() + 20_000;
   while (Date.now() < until) {
     if (await check()) return true;
     await new Promise((r) => setTimeout(r, 25));
@@ -153,20 +146,23 @@ class FlakyProxy {
   }
 }
 
-/** What a child Node process did: exit code (or signal), its output, and whether it was killed. */
+/** What a child Node process did: exit code (or signal) and its output. */
 interface ChildOutcome {
   exit: number | string | null;
   stdout: string;
   stderr: string;
-  timedOut: boolean;
 }
 
 /**
  * Runs `code` in a child Node process with the service's TypeScript sources loadable (transpiled
- * on the fly), a small heap and a deadline, so a library that never returns cannot hang or exhaust
- * this process.
+ * on the fly) and a heap of `heapMb` megabytes, so a library that never returns exhausts the
+ * child's heap (it dies, a non-zero exit), not this process's. `kill()` ends a child still
+ * running (SIGKILL); no timer does, since how long the child takes depends on the machine's load.
  */
-function runNode(code: string, timeoutMs: number, heapMb: number): Promise<ChildOutcome> {
+function runNode(
+  code: string,
+  heapMb: number,
+): { outcome: Promise<ChildOutcome>; kill: () => void } {
   const hook = `
     const ts = require('typescript');
     const fs = require('fs');
@@ -187,22 +183,23 @@ function runNode(code: string, timeoutMs: number, heapMb: number): Promise<Child
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const outcome: ChildOutcome = { exit: null, stdout: '', stderr: '', timedOut: false };
+  const outcome: ChildOutcome = { exit: null, stdout: '', stderr: '' };
   child.stdout.on('data', (chunk: Buffer) => (outcome.stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => {
     outcome.stderr = (outcome.stderr + chunk.toString()).slice(-4_000);
   });
-  const timer = setTimeout(() => {
-    outcome.timedOut = true;
-    child.kill('SIGKILL');
-  }, timeoutMs);
-  return new Promise((resolve) => {
+  const closed = new Promise<ChildOutcome>((resolve) => {
     child.on('close', (code, signal) => {
-      clearTimeout(timer);
       outcome.exit = code ?? signal;
       resolve(outcome);
     });
   });
+  return {
+    outcome: closed,
+    kill: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+  };
 }
 
 /**
@@ -242,16 +239,18 @@ const RECURSIVE_INPUT_RUN = `
       process.exit(2);
     });`;
 
-let recursiveInputRun: Promise<ChildOutcome>;
+let recursiveInputRun: ReturnType<typeof runNode>;
 
 beforeAll(() => {
-  // Its own process and CPU: it runs while the tests below do.
-  recursiveInputRun = runNode(RECURSIVE_INPUT_RUN, 20_000, 256);
+  // Its own process and CPU: it runs while the tests below do. An unguarded compile grows its
+  // 256 MB heap until it dies; a hang of another kind fails its test by Jest's timeout.
+  recursiveInputRun = runNode(RECURSIVE_INPUT_RUN, 256);
 });
 
 afterAll(async () => {
   // Never leave the child behind, whichever tests ran.
-  await recursiveInputRun;
+  recursiveInputRun.kill();
+  await recursiveInputRun.outcome;
 });
 
 /** The pg settings of a datasource URL through `proxy`, tagged with `application`. */
@@ -302,10 +301,11 @@ describeWith('postgres')('pg 8.23 / pg-pool 3.14 under PostgresPool', () => {
   it('answers DATASOURCE_UNAVAILABLE, without crashing the process, when a connection drops mid-statement (pg #1324, #2439, #3202)', async () => {
     // pg-pool listens for a client's errors only while it is idle: a checked-out client whose
     // socket closes emits 'error' with no listener, which Node throws as an uncaught exception.
-    const pool = await open({ poolSize: 2, statementTimeoutMs: 5_000, acquireTimeoutMs: 1_000 });
+    // The statements sleep longer than any wait here, so only the cut can end them.
+    const pool = await open({ poolSize: 2, statementTimeoutMs: 120_000, acquireTimeoutMs: 1_000 });
     try {
-      const sleeping = settleWithin(pool.run({ sql: 'SELECT pg_sleep(2)', params: [] }), 3_000);
-      expect(await eventually(async () => (await sessions('active')) === 1, 1_000)).toBe(true);
+      const sleeping = settle(pool.run({ sql: 'SELECT pg_sleep(60)', params: [] }));
+      expect(await eventually(async () => (await sessions('active')) === 1)).toBe(true);
       proxy.cut();
       expect(codeOf(await sleeping)).toBe(ErrorCode.DatasourceUnavailable);
       // The server still sleeps on the cut connection: end it, so the next wait sees only ours.
@@ -313,13 +313,12 @@ describeWith('postgres')('pg 8.23 / pg-pool 3.14 under PostgresPool', () => {
         'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
         [application],
       );
-      expect(await eventually(async () => (await sessions()) === 0, 1_000)).toBe(true);
+      expect(await eventually(async () => (await sessions()) === 0)).toBe(true);
 
-      const inTransaction = settleWithin(
-        pool.transaction(async (run) => run({ sql: 'SELECT pg_sleep(2)', params: [] })),
-        3_000,
+      const inTransaction = settle(
+        pool.transaction(async (run) => run({ sql: 'SELECT pg_sleep(60)', params: [] })),
       );
-      expect(await eventually(async () => (await sessions('active')) === 1, 1_000)).toBe(true);
+      expect(await eventually(async () => (await sessions('active')) === 1)).toBe(true);
       proxy.cut();
       expect(codeOf(await inTransaction)).toBe(ErrorCode.DatasourceUnavailable);
 
@@ -340,9 +339,9 @@ describeWith('postgres')('pg 8.23 / pg-pool 3.14 under PostgresPool', () => {
         'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
         [application],
       );
-      expect(await eventually(async () => (await sessions()) === 0, 1_000)).toBe(true);
+      expect(await eventually(async () => (await sessions()) === 0)).toBe(true);
       proxy.connectDelayMs = 2_500;
-      const slow = await settleWithin(pool.run({ sql: 'SELECT 1 AS x', params: [] }), 4_000);
+      const slow = await settle(pool.run({ sql: 'SELECT 1 AS x', params: [] }));
       expect(codeOf(slow)).toBe(ErrorCode.DatasourceUnavailable);
       // Past the delay a late connection would be complete: it must not hold the only slot.
       await new Promise((r) => setTimeout(r, 1_800));
@@ -368,7 +367,7 @@ describeWith('postgres')('pg 8.23 / pg-pool 3.14 under PostgresPool', () => {
       expect((await pool.run({ sql: 'SELECT 1 AS x', params: [] })).rows).toEqual([{ x: 1 }]);
       proxy.mute = true;
       statement = pool.run({ sql: 'SELECT 2 AS x', params: [] });
-      const settled = await settleWithin(statement, 1_000);
+      const settled = await settle(statement);
       expect(codeOf(settled)).toMatch(/^(TIMEOUT|DATASOURCE_UNAVAILABLE)$/);
     } finally {
       proxy.cut();
@@ -380,13 +379,11 @@ describeWith('postgres')('pg 8.23 / pg-pool 3.14 under PostgresPool', () => {
   it('ends a transaction’s statement by its deadline when the server stops answering, and lends the connection no more (pg #3399)', async () => {
     const pool = await open({ poolSize: 1, statementTimeoutMs: 300, acquireTimeoutMs: 1_000 });
     try {
-      const inTransaction = settleWithin(
+      const inTransaction = settle(
         pool.transaction(async (run) => {
           proxy.mute = true;
           return run({ sql: 'SELECT 2 AS x', params: [] });
         }),
-        // BEGIN's round trip counts here too, before the muted statement's 0.55 s.
-        1_500,
       );
       expect(codeOf(await inTransaction)).toBe(ErrorCode.Timeout);
       // The silent connection was discarded: the one slot serves a new one.
@@ -415,18 +412,16 @@ describeWith('mysql')('mysql2 3.24 under MysqlPool', () => {
     try {
       expect((await pool.run({ sql: 'SELECT 1 AS x', params: [] })).rows).toEqual([{ x: 1 }]);
       proxy.mute = true;
-      const statement = settleWithin(pool.run({ sql: 'SELECT 2 AS x', params: [] }), 1_000);
+      const statement = settle(pool.run({ sql: 'SELECT 2 AS x', params: [] }));
       expect(codeOf(await statement)).toBe(ErrorCode.Timeout);
       proxy.mute = false;
       expect((await pool.run({ sql: 'SELECT 3 AS x', params: [] })).rows).toEqual([{ x: 3 }]);
 
-      const inTransaction = settleWithin(
+      const inTransaction = settle(
         pool.transaction(async (run) => {
           proxy.mute = true;
           return run({ sql: 'SELECT 4 AS x', params: [] });
         }),
-        // BEGIN's round trip counts here too, before the muted statement's 0.55 s.
-        1_500,
       );
       expect(codeOf(await inTransaction)).toBe(ErrorCode.Timeout);
       proxy.mute = false;
@@ -439,7 +434,7 @@ describeWith('mysql')('mysql2 3.24 under MysqlPool', () => {
 });
 
 describeWith('redis')('ioredis 5.11 under RedisService and RateLimitsService', () => {
-  it('counts a request within 1.2 s when Redis accepts connections but stops answering (ioredis #634)', async () => {
+  it('counts a request when Redis accepts connections but stops answering (ioredis #634)', async () => {
     // Without a commandTimeout (RedisService sets one) a command written to a silent Redis waits
     // for ever, and the connection stays `ready`, so RedisService.state() keeps saying `ok` and
     // no fallback is taken.
@@ -458,7 +453,7 @@ describeWith('redis')('ioredis 5.11 under RedisService and RateLimitsService', (
       expect((await limits.consume(check))['ratelimit-remaining']).toBe('9');
       proxy.mute = true;
       muted = limits.consume(check);
-      const settled = await settleWithin(muted, 1_200);
+      const settled = await settle(muted);
       expect(settled.state).toBe('resolved');
     } finally {
       redis.onModuleDestroy();
@@ -490,16 +485,22 @@ describeWith('redis')(
         if (redis.commands!.status !== 'ready') await once(redis.commands!, 'ready');
         const limits = new RateLimitsService(redis, metrics);
         const check = { bucket, limit: 10, caller: 'key' as const };
+        // Every command the counter sends Redis (its script runs as EVALSHA).
+        const sent = jest.spyOn(redis.commands!, 'sendCommand');
+        const counts = () =>
+          sent.mock.calls.filter(([command]) => /^eval/i.test(command.name)).length;
         await limits.consume(check);
+        expect(counts()).toBe(1);
         proxy.mute = true;
-        expect((await settleWithin(limits.consume(check), 1_200)).state).toBe('resolved');
-        expect(await eventually(async () => redis.state() === 'down', 1_000)).toBe(true);
-        // Counted in process at once, without waiting on Redis again.
-        expect((await settleWithin(limits.consume(check), 200)).state).toBe('resolved');
+        expect((await settle(limits.consume(check))).state).toBe('resolved');
+        expect(await eventually(async () => redis.state() === 'down')).toBe(true);
+        // Counted in process, without sending Redis the count again.
+        sent.mockClear();
+        expect((await settle(limits.consume(check))).state).toBe('resolved');
+        expect(counts()).toBe(0);
+        sent.mockRestore();
         // A revocation's publish does not hold its request (ApiKeysService.revoke awaits it).
-        expect((await settleWithin(events.apiKeyRevoked({ keyId: 'k' }), 1_200)).state).toBe(
-          'resolved',
-        );
+        expect((await settle(events.apiKeyRevoked({ keyId: 'k' }))).state).toBe('resolved');
         expect(await redis.ping()).toBe(false);
         // Reconnections meanwhile fail too (their ready check goes unanswered): still one warning.
         await new Promise((r) => setTimeout(r, 1_500));
@@ -508,7 +509,7 @@ describeWith('redis')(
         expect(outages).toHaveLength(1);
 
         proxy.mute = false;
-        expect(await eventually(async () => redis.state() === 'ok', 5_000)).toBe(true);
+        expect(await eventually(async () => redis.state() === 'ok')).toBe(true);
         expect(await redis.ping()).toBe(true);
         expect(log.mock.calls.some(([message]) => /reachable again/.test(String(message)))).toBe(
           true,
@@ -619,11 +620,9 @@ describe('lru-cache 11 under DocumentCache', () => {
 
 describe('graphql-jit 0.8.9 through compileDocument, coerceRequestVariables and executeOperation', () => {
   it('runs `query($w: OrderFilter)` over a self-referencing input type (graphql-jit #81, #175)', async () => {
-    const outcome = await recursiveInputRun;
+    const outcome = await recursiveInputRun.outcome;
     if (outcome.exit !== 0) {
-      throw new Error(
-        `the child ${outcome.timedOut ? 'was killed after 20 s' : `exited with ${outcome.exit}`}: ${outcome.stderr.slice(-1_000)}`,
-      );
+      throw new Error(`the child exited with ${outcome.exit}: ${outcome.stderr.slice(-1_000)}`);
     }
     expect(JSON.parse(outcome.stdout)).toEqual({
       response: { data: { getOrders: [{ id: '5:3' }] } },
