@@ -21,6 +21,7 @@ import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { RemovalsModule } from './removals/removals.module';
 import { RedisModule } from './redis/redis.module';
 import { SqlApisModule } from './sql-apis/sql-apis.module';
+import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { TableApisModule } from './table-apis/table-apis.module';
 
@@ -52,6 +53,7 @@ export class AppModule {
         AppAccessModule,
         RemovalsModule,
         GraphqlGatewayModule,
+        SubscriptionsModule,
         McpModule,
         HealthModule,
         DemoModule,

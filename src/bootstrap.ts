@@ -15,6 +15,7 @@ import { GraphqlHttpEndpoint } from './graphql-gateway/graphql-http-endpoint';
 import { QuietLogger } from './logging/logging';
 import { serveOpenApi } from './openapi/openapi';
 import { AccountsService } from './platform/accounts.service';
+import { SubscriptionsServer } from './subscriptions/subscriptions-server';
 
 /**
  * Creates the configured Nest application (not yet listening): the HTTP server's connection
@@ -42,6 +43,8 @@ export async function createApp(
   // No `X-Powered-By: Express` (issue 22 item 12): nothing to tell an attacker.
   app.disable('x-powered-by');
   serveGraphqlAheadOfExpress(app);
+  // Subscriptions: WebSocket upgrades of the GraphQL endpoint's paths (README "Subscriptions").
+  app.get(SubscriptionsServer).attach(app.getHttpServer() as Server);
   app.use(jsonBodiesOnly);
   app.use(sameOriginForCookieSessions);
   // A GraphQL query text may be 100 KB (LIMIT_QUERY_BYTES); variables add to it.

@@ -2,6 +2,13 @@ import type { INestApplication, LoggerService } from '@nestjs/common';
 import type { Server } from 'node:http';
 
 /**
+ * The event {@link closeGracefully} emits on the HTTP server when it stops accepting: owners of
+ * long-lived upgraded connections (WebSocket subscriptions, `src/subscriptions/`), which
+ * `server.close()` would otherwise wait for until the deadline, close them then.
+ */
+export const CLOSE_LONG_LIVED = 'tablegraph:close-long-lived';
+
+/**
  * Stops the service gracefully (CONTRACT.md §8 "`SIGTERM` stops accepting, finishes in-flight
  * requests within a deadline, closes pools"): the HTTP server stops accepting connections at
  * once and closes idle keep-alive ones; requests already running may finish for `timeoutMs`
@@ -18,6 +25,7 @@ export async function closeGracefully(
 ): Promise<void> {
   const server = app.getHttpServer() as Server;
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.emit(CLOSE_LONG_LIVED);
   server.closeIdleConnections();
   // A keep-alive connection becomes idle when its in-flight answer is written: close it then.
   const sweep = setInterval(() => server.closeIdleConnections(), 50);

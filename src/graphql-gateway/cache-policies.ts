@@ -108,7 +108,11 @@ function rowTypesOf(
     }
   };
   const trees = new Map(buildApiTrees(def).map(({ api, node }) => [api.id, node]));
-  const roots = { ...schema.getQueryType()?.getFields(), ...schema.getMutationType()?.getFields() };
+  const roots = {
+    ...schema.getQueryType()?.getFields(),
+    ...schema.getMutationType()?.getFields(),
+    ...schema.getSubscriptionType()?.getFields(),
+  };
   for (const [name, { apiId }] of rootFields) {
     const node = trees.get(apiId);
     const field = roots[name];
@@ -125,6 +129,9 @@ function rowTypesOf(
       type = getNamedType(rowsOf.type);
     const rowOf = isObjectType(type) ? type.getFields().row : undefined;
     if (isObjectType(type) && type.name !== node.typeName && rowOf) type = getNamedType(rowOf.type);
+    // `on<Base>Changed` answers a `<Base>Change` whose `old` and `new` are rows.
+    const newOf = isObjectType(type) ? type.getFields().new : undefined;
+    if (isObjectType(type) && type.name !== node.typeName && newOf) type = getNamedType(newOf.type);
     if (isObjectType(type) && type.name === node.typeName) visit(node, type);
   }
   return { rows, consistent };

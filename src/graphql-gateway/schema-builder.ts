@@ -55,6 +55,12 @@ import { navigationRowEstimate } from './request/operation-cost';
 import { OPERATION_KINDS } from './operations';
 import type { ApiAction, OperationContext, OperationTypes } from './operations/operation-kind';
 import { sqlApiReservedNames, SqlApiTypes } from './sql-api-schema';
+import {
+  CHANGE_EVENT_NAME,
+  changeSubscriptionField,
+  changeTypeName,
+  subscriptionFieldName,
+} from '../subscriptions/subscription-field';
 
 /** What the endpoint-scope step needs to know of a root field (CONTRACT.md §6). */
 export interface RootFieldInfo {
@@ -114,6 +120,8 @@ interface ApiTypes {
   datasourceId: string;
   queries: Record<string, RootField>;
   mutations: Record<string, RootField>;
+  /** `on<Base>Changed` of an API with the select action (README "Subscriptions"). */
+  subscriptions: Record<string, RootField>;
 }
 
 /** A model enum as a GraphQL enum of the same name; each value's label is its description. */
@@ -218,6 +226,7 @@ export const BUILT_IN_NAMES = [
   'Boolean',
   'ID',
   'SortDirection',
+  CHANGE_EVENT_NAME,
 ];
 
 /**
@@ -576,6 +585,7 @@ export class VersionTypes {
       ...reserved,
       ...[...dbEnums.values()].flatMap((e) => [e.type.name, e.filter.name]),
       ...sqlApiReservedNames(def),
+      ...def.apis.map((a) => changeTypeName(baseName(a.name))),
     ]);
     for (const { api, node } of trees) {
       const label = (n: RowNode, path: string) => {
@@ -599,7 +609,34 @@ export class VersionTypes {
         const isPublic = kind.isPublic?.(api) ?? api.public[kind.action] === true;
         into[kind.rootFieldName(base)] = { action: kind.action, isPublic, ...kind.field(ctx) };
       }
-      this.apis.push({ api, datasourceId: node.table.datasourceId, queries, mutations });
+      const subscriptions: ApiTypes['subscriptions'] = {};
+      if (api.actions.select) {
+        operation(subscriptionFieldName(base), api);
+        factory.claim(
+          changeTypeName(base),
+          `change ${api.id}`,
+          `the change type of API "${api.name}"`,
+        );
+        const field = changeSubscriptionField(
+          api,
+          node,
+          base,
+          factory.row(node),
+          factory.filter(node),
+        );
+        subscriptions[subscriptionFieldName(base)] = {
+          action: 'select',
+          isPublic: api.public.select === true,
+          ...(field as GraphQLFieldConfig<unknown, GatewayContext>),
+        };
+      }
+      this.apis.push({
+        api,
+        datasourceId: node.table.datasourceId,
+        queries,
+        mutations,
+        subscriptions,
+      });
     }
     this.sqlApis = new SqlApiTypes(def, factory, operations, capabilities);
   }
@@ -612,10 +649,12 @@ export class VersionTypes {
     const rootFields = new Map<string, RootFieldInfo>();
     const query: GraphQLFieldConfigMap<unknown, GatewayContext> = {};
     const mutation: GraphQLFieldConfigMap<unknown, GatewayContext> = {};
-    for (const { api, datasourceId, queries, mutations } of this.apis) {
+    const subscription: GraphQLFieldConfigMap<unknown, GatewayContext> = {};
+    for (const { api, datasourceId, queries, mutations, subscriptions } of this.apis) {
       for (const [into, fields] of [
         [query, queries],
         [mutation, mutations],
+        [subscription, subscriptions],
       ] as const) {
         for (const [name, { action, isPublic, ...field }] of Object.entries(fields)) {
           const facts = {
@@ -655,6 +694,9 @@ export class VersionTypes {
       query: new GraphQLObjectType({ name: 'Query', fields: query }),
       mutation: Object.keys(mutation).length
         ? new GraphQLObjectType({ name: 'Mutation', fields: mutation })
+        : undefined,
+      subscription: Object.keys(subscription).length
+        ? new GraphQLObjectType({ name: 'Subscription', fields: subscription })
         : undefined,
     });
     return { schema, rootFields, permissions: this.permissions, model: this.model };

@@ -127,7 +127,15 @@ function target(parent: GraphQLObjectType, field: string): GraphQLObjectType {
 function rowTypes(schema: GraphQLSchema): string[] {
   return Object.values(schema.getTypeMap())
     .filter(
-      (t) => isObjectType(t) && !t.name.startsWith('__') && !/^(Query|Mutation)$/.test(t.name),
+      (t) =>
+        isObjectType(t) &&
+        !t.name.startsWith('__') &&
+        // Root types, and the change types of subscriptions (`<Base>Change`), are not rows.
+        !/^(Query|Mutation|Subscription)$/.test(t.name) &&
+        !(
+          t.name.endsWith('Change') &&
+          schema.getSubscriptionType()?.getFields()[`on${t.name.slice(0, -6)}Changed`]
+        ),
     )
     .map((t) => t.name)
     .sort();

@@ -23,8 +23,21 @@ import type {
   WebhookEvent,
 } from '../platform/version-definition';
 import { VersionsService } from '../platform/versions.service';
-import { type ChangeActor, ChangeCapture, type WatchedTables } from './change-capture';
+import {
+  type ChangeActor,
+  ChangeCapture,
+  type RowChange,
+  type WatchedTables,
+} from './change-capture';
 
+/**
+ * Another reader of committed changes beside the outbox (subscriptions, `src/subscriptions/`):
+ * which tables it listens to, and the changes once a request committed (never throws).
+ */
+export interface ChangeFeed {
+  watchedTables(appId: string): Promise<WatchedTables>;
+  publish(appId: string, changes: readonly RowChange[]): Promise<void>;
+}
 import { DEFAULT_ATTEMPT_LIMITS, postWebhook } from './outbound';
 import { newSecret, signatureHeader } from './signing';
 import { checkTarget, parseTargetUrl, TargetRefused } from './target-guard';
@@ -71,8 +84,11 @@ export const RETRY_DELAYS_MS = [
 export const FAILING_LIMIT_MS = 3 * 24 * 3_600_000;
 /** The previous secret keeps signing this long after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
-/** A claimed delivery not finished within this long is claimed again (its instance died). */
-const LEASE_MS = 60_000;
+/**
+ * A claimed delivery's lease: renewed every third of it while its attempt runs, so one whose
+ * instance died is claimed again at most this long after (README "Webhooks", Delivery).
+ */
+const LEASE_MS = 15_000;
 /** Deliveries sent at once by one instance. */
 const CONCURRENCY = 8;
 /** How often due deliveries (retries, other instances' rows) are looked for. */
@@ -145,9 +161,19 @@ export class WebhooksService implements OnApplicationBootstrap, OnModuleDestroy 
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  onApplicationBootstrap(): void {
+  /**
+   * Starts the worker. On the embedded SQLite store (one instance per store, README "Several
+   * instances") a delivery still `sending` was this process's before it stopped or died: it is
+   * due again at once rather than when its lease runs out.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.db.options.type !== 'postgres')
+      await this.db.query(
+        "UPDATE webhook_delivery SET status = 'pending', lease_until = NULL WHERE status = 'sending'",
+      );
     this.timer = setInterval(() => this.wake(), POLL_MS);
     this.timer.unref();
+    this.wake();
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -343,12 +369,38 @@ export class WebhooksService implements OnApplicationBootstrap, OnModuleDestroy 
    * webhooks listen to is read once per request, when a write first asks.
    */
   capture(appId: string, caller: Caller): ChangeCapture {
+    const feed = this.feed;
+    if (!feed)
+      return new ChangeCapture(
+        () => this.watchedTables(appId),
+        actorOf(caller),
+        (c) => this.enqueue(appId, c),
+      );
+    // Subscriptions listen too (README "Subscriptions"): a table either watches is captured.
     return new ChangeCapture(
-      () => this.watchedTables(appId),
+      async () => {
+        const [hooks, subscribed] = await Promise.all([
+          this.watchedTables(appId),
+          feed.watchedTables(appId),
+        ]);
+        return (table, event) => hooks(table, event) || subscribed(table, event);
+      },
       actorOf(caller),
-      (c) => this.enqueue(appId, c),
+      async (c) => {
+        await Promise.all([this.enqueue(appId, c), feed.publish(appId, c.changes)]);
+      },
     );
   }
+
+  /**
+   * Lets subscriptions (`src/subscriptions/`) share the capture: set once at start by
+   * `ChangeFeedService`.
+   */
+  useFeed(feed: ChangeFeed): void {
+    this.feed = feed;
+  }
+
+  private feed: ChangeFeed | null = null;
 
   private async listeners(appId: string): Promise<MainWatch | null> {
     const head = await this.versions.mainHead(appId);
@@ -513,6 +565,8 @@ export class WebhooksService implements OnApplicationBootstrap, OnModuleDestroy 
       [iso(now)],
     );
     const queue = [...due];
+    // A delivery done may have made its row's next event due: look again at once, not in 1 s.
+    if (due.length) this.again = true;
     const workers = Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
       for (let next = queue.shift(); next && !this.stopped; next = queue.shift()) {
         const sending = this.deliver(next);
@@ -521,7 +575,6 @@ export class WebhooksService implements OnApplicationBootstrap, OnModuleDestroy 
       }
     });
     await Promise.all(workers);
-    if (due.length === CONCURRENCY * 4) this.again = true;
   }
 
   /** Claims, signs, sends and records one delivery. */
@@ -557,6 +610,16 @@ export class WebhooksService implements OnApplicationBootstrap, OnModuleDestroy 
     if (endpoint.previous_secret_sealed && String(endpoint.previous_expires_at) > iso(now))
       secrets.push(this.box.open(endpoint.previous_secret_sealed));
     const timestamp = Math.floor(now / 1000);
+    const renew = setInterval(() => {
+      void this.db
+        .query(
+          this.sql(
+            "UPDATE webhook_delivery SET lease_until = ? WHERE seq = ? AND status = 'sending'",
+          ),
+          [iso(Date.now() + LEASE_MS), row.seq],
+        )
+        .catch(() => undefined);
+    }, LEASE_MS / 3);
     const outcome = await postWebhook(
       webhook.url,
       {
@@ -566,7 +629,7 @@ export class WebhooksService implements OnApplicationBootstrap, OnModuleDestroy 
       },
       row.payload,
       { ...DEFAULT_ATTEMPT_LIMITS, allowPrivate: this.config.webhooksAllowPrivateTargets },
-    );
+    ).finally(() => clearInterval(renew));
     const attempts = row.attempts + 1;
     if (outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300) {
       await this.finish(row.seq, 'delivered', attempts, outcome.status, null);
