@@ -18,8 +18,9 @@ export interface VerifiedEvent<Data = Record<string, unknown>> {
 
 /**
  * A webhook receiver on 127.0.0.1 (README "Webhooks"; the service under test runs with
- * WEBHOOKS_ALLOW_PRIVATE_TARGETS=1). Every POST is recorded once its body arrived, then answered
- * `answer` after `delayMs` (a slow receiver keeps deliveries in flight). `stop()` and `start()`
+ * WEBHOOKS_ALLOW_PRIVATE_TARGETS=1). Every POST is recorded once its body arrived (as a receiver
+ * that has processed it), then answered `answer` after `delayMs` (a slow receiver keeps
+ * deliveries in flight, and a sender killed meanwhile never reads the answer). `stop()` and `start()`
  * keep its port.
  */
 export class WebhookReceiver {
@@ -36,8 +37,8 @@ export class WebhookReceiver {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
+        this.got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
         const answer = () => {
-          this.got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
           res.statusCode = this.answer;
           res.end();
         };
