@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { OneTimeSecretPanel } from '../../shared/OneTimeSecretPanel';
 
 /**
  * A webhook's signing secret (`whsec_…`), shown this once (README "Webhooks": the create and
@@ -18,57 +18,21 @@ export function SecretPanel({
   note?: string;
   onDone: () => void;
 }) {
-  const panel = useRef<HTMLElement>(null);
-  const field = useRef<HTMLInputElement>(null);
-  const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
-
-  useEffect(() => {
-    panel.current?.focus();
-  }, []);
-
-  async function copy() {
-    try {
-      await navigator.clipboard.writeText(secret);
-      setCopied('yes');
-    } catch {
-      field.current?.select();
-      setCopied('no');
-    }
-  }
-
   return (
-    <section className="new-key" aria-labelledby="webhook-secret-title" tabIndex={-1} ref={panel}>
-      <h2 id="webhook-secret-title">Signing secret of “{webhookName}”: copy it now</h2>
-      <p className="warning">
-        <strong>This secret cannot be shown again.</strong> Store it in the receiver’s secret store;
-        it verifies the <code>webhook-signature</code> header. If you lose it, rotate it.
-      </p>
-      {note && <p>{note}</p>}
-      <div className="field">
-        <label htmlFor="webhook-secret-value">Signing secret</label>
-        <div className="copy-row">
-          <input
-            id="webhook-secret-value"
-            ref={field}
-            className="mono"
-            readOnly
-            value={secret}
-            onFocus={(e) => e.target.select()}
-            spellCheck={false}
-            autoComplete="off"
-          />
-          <button type="button" className="button" onClick={copy}>
-            Copy secret
-          </button>
-        </div>
-      </div>
-      <p role="status" className="copy-status">
-        {copied === 'yes' && 'Copied to the clipboard.'}
-        {copied === 'no' && 'Copying was not allowed here: the secret is selected, press Ctrl+C.'}
-      </p>
-      <button type="button" className="button button--secondary" onClick={onDone}>
-        Done, I have stored it
-      </button>
-    </section>
+    <OneTimeSecretPanel
+      id="webhook-secret"
+      title={<>Signing secret of “{webhookName}”: copy it now</>}
+      warning={
+        <>
+          <strong>This secret cannot be shown again.</strong> Store it in the receiver’s secret
+          store; it verifies the <code>webhook-signature</code> header. If you lose it, rotate it.
+        </>
+      }
+      note={note && <p>{note}</p>}
+      label="Signing secret"
+      noun="secret"
+      value={secret}
+      onDone={onDone}
+    />
   );
 }
