@@ -23,8 +23,21 @@ import type {
   WebhookEvent,
 } from '../platform/version-definition';
 import { VersionsService } from '../platform/versions.service';
-import { type ChangeActor, ChangeCapture, type WatchedTables } from './change-capture';
+import {
+  type ChangeActor,
+  ChangeCapture,
+  type RowChange,
+  type WatchedTables,
+} from './change-capture';
 
+/**
+ * Another reader of committed changes beside the outbox (subscriptions, `src/subscriptions/`):
+ * which tables it listens to, and the changes once a request committed (never throws).
+ */
+export interface ChangeFeed {
+  watchedTables(appId: string): Promise<WatchedTables>;
+  publish(appId: string, changes: readonly RowChange[]): Promise<void>;
+}
 import { DEFAULT_ATTEMPT_LIMITS, postWebhook } from './outbound';
 import { newSecret, signatureHeader } from './signing';
 import { checkTarget, parseTargetUrl, TargetRefused } from './target-guard';
@@ -356,12 +369,38 @@ export class WebhooksService implements OnApplicationBootstrap, OnModuleDestroy 
    * webhooks listen to is read once per request, when a write first asks.
    */
   capture(appId: string, caller: Caller): ChangeCapture {
+    const feed = this.feed;
+    if (!feed)
+      return new ChangeCapture(
+        () => this.watchedTables(appId),
+        actorOf(caller),
+        (c) => this.enqueue(appId, c),
+      );
+    // Subscriptions listen too (README "Subscriptions"): a table either watches is captured.
     return new ChangeCapture(
-      () => this.watchedTables(appId),
+      async () => {
+        const [hooks, subscribed] = await Promise.all([
+          this.watchedTables(appId),
+          feed.watchedTables(appId),
+        ]);
+        return (table, event) => hooks(table, event) || subscribed(table, event);
+      },
       actorOf(caller),
-      (c) => this.enqueue(appId, c),
+      async (c) => {
+        await Promise.all([this.enqueue(appId, c), feed.publish(appId, c.changes)]);
+      },
     );
   }
+
+  /**
+   * Lets subscriptions (`src/subscriptions/`) share the capture: set once at start by
+   * `ChangeFeedService`.
+   */
+  useFeed(feed: ChangeFeed): void {
+    this.feed = feed;
+  }
+
+  private feed: ChangeFeed | null = null;
 
   private async listeners(appId: string): Promise<MainWatch | null> {
     const head = await this.versions.mainHead(appId);
