@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { describeError, patch, post, seg } from '../../shared/api';
 import { ConfirmDialog } from '../../shared/ConfirmDialog';
+import { ResetPasswordDialog } from '../../shared/ResetPasswordDialog';
 import { Feedback, VisuallyHidden } from '../../shared/ui';
 import type { AppUser } from './access-types';
 import { attributesInWords, attributesText, parseAttributes, parseRoles } from './user-words';
@@ -136,7 +137,8 @@ export function UsersSection({
       )}
       {resetting && (
         <ResetPasswordDialog
-          user={resetting}
+          email={resetting.email}
+          sessionsEnd="Their sessions end from their next request."
           onSave={async (password) => {
             await patch(path(resetting), { password });
             setResetting(null);
@@ -325,44 +327,6 @@ function EditUserDialog({
         onRoles={setRoles}
         onAttributes={setAttributes}
       />
-    </ConfirmDialog>
-  );
-}
-
-/** A new password for one user, in a dialog. */
-function ResetPasswordDialog({
-  user,
-  onSave,
-  onClose,
-}: {
-  user: AppUser;
-  onSave: (password: string) => Promise<void>;
-  onClose: () => void;
-}) {
-  const [password, setPassword] = useState('');
-  return (
-    <ConfirmDialog
-      title={`Reset the password of ${user.email}?`}
-      confirmLabel="Set new password"
-      tone="primary"
-      onConfirm={() => {
-        if (password.length < 8) throw new Error('The new password needs at least 8 characters.');
-        return onSave(password);
-      }}
-      onClose={onClose}
-    >
-      <p>Their sessions end from their next request. Give them the new password yourself.</p>
-      <div className="field">
-        <label htmlFor="reset-password">New password</label>
-        <input
-          id="reset-password"
-          type="password"
-          minLength={8}
-          autoComplete="new-password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-        />
-      </div>
     </ConfirmDialog>
   );
 }

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { describeError, get, patch, post, seg } from '../../shared/api';
 import { ConfirmDialog } from '../../shared/ConfirmDialog';
+import { ResetPasswordDialog } from '../../shared/ResetPasswordDialog';
 import { readerDateTime } from '../../shared/reader-dates';
 import { useLoad } from '../../shared/use-load';
 import {
@@ -177,8 +178,9 @@ function AccountsAdministration({ selfId }: { selfId: string }) {
         </ConfirmDialog>
       )}
       {resetting && (
-        <ResetDialog
-          account={resetting}
+        <ResetPasswordDialog
+          email={resetting.email}
+          sessionsEnd="Every session of theirs ends at once."
           onSave={async (password) => {
             await patch(path(resetting), { password });
             setResetting(null);
@@ -270,43 +272,5 @@ function CreateAccountForm({ onCreated }: { onCreated: (a: AccountDetails) => vo
         </button>
       </form>
     </section>
-  );
-}
-
-/** A new password for one account, in a dialog. */
-function ResetDialog({
-  account,
-  onSave,
-  onClose,
-}: {
-  account: AccountDetails;
-  onSave: (password: string) => Promise<void>;
-  onClose: () => void;
-}) {
-  const [password, setPassword] = useState('');
-  return (
-    <ConfirmDialog
-      title={`Reset the password of ${account.email}?`}
-      confirmLabel="Set new password"
-      tone="primary"
-      onConfirm={() => {
-        if (password.length < 8) throw new Error('The new password needs at least 8 characters.');
-        return onSave(password);
-      }}
-      onClose={onClose}
-    >
-      <p>Every session of theirs ends at once. Give them the new password yourself.</p>
-      <div className="field">
-        <label htmlFor="account-reset-password">New password</label>
-        <input
-          id="account-reset-password"
-          type="password"
-          minLength={8}
-          autoComplete="new-password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-        />
-      </div>
-    </ConfirmDialog>
   );
 }
