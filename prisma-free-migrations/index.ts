@@ -6,6 +6,7 @@ import { KeyCostBudgets1795651200000 } from './1795651200000-key-cost-budgets';
 import { ApiKeyMcpDeletes1795737600000 } from './1795737600000-api-key-mcp-deletes';
 import { Webhooks1795824000000 } from './1795824000000-webhooks';
 import { DatasourceTimeZone1795910400000 } from './1795910400000-datasource-time-zone';
+import { DatasourceReadOnlyLogin1795996800000 } from './1795996800000-datasource-read-only-login';
 
 /** Every metadata migration, oldest first; run at start on SQLite and PostgreSQL alike. */
 export const METADATA_MIGRATIONS = [
@@ -17,4 +18,5 @@ export const METADATA_MIGRATIONS = [
   ApiKeyMcpDeletes1795737600000,
   Webhooks1795824000000,
   DatasourceTimeZone1795910400000,
+  DatasourceReadOnlyLogin1795996800000,
 ];

@@ -64,13 +64,14 @@ export class DataModelController {
   }
 
   /**
-   * `PATCH …/datasources/:dsId` `{name?, url?}`: rename, or new credentials (a URL of the same
-   * type, tried before it is saved; the datasource's pools reconnect with it).
+   * `PATCH …/datasources/:dsId` `{name?, url?, timeZone?, readOnlyLogin?}`: rename, new
+   * credentials (a URL of the same type, tried before it is saved; the datasource's pools
+   * reconnect with it), a time zone (IANA name), a read-only login (`null` removes it).
    */
   @ApiRoute({
-    summary: 'Rename a datasource or change its connection',
+    summary: 'Rename a datasource, change its connection, time zone or read-only login',
     description:
-      'A new URL (same database type) is tried before it is saved, then used by every later request; it is stored encrypted and never answered.',
+      "A new URL (same database type) is tried before it is saved, then used by every later request; it is stored encrypted and never answered. A new timeZone applies from the next request. A readOnlyLogin is tried with the datasource's host and database and refused (400, listing what it may write) when it may write; query-kind SQL APIs then run with it.",
     ok: { description: 'The datasource', schema: 'Datasource' },
     errors: [400, 404, 409, 415],
   })

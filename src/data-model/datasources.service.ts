@@ -11,6 +11,8 @@ import {
   ensureSqliteAppFolder,
   parseSqliteUrl,
   storedSqliteUrl,
+  urlWithLogin,
+  type DatasourceLogin,
 } from '../datasources/datasource-urls';
 import {
   DatasourceConnection,
@@ -26,6 +28,7 @@ import type {
 } from '../datasources/core/dialect';
 import { EventsService } from '../events/events.service';
 import { SecretBoxService } from '../platform/secret-box.service';
+import { AppVersionEntity } from '../platform/entities/app-version.entity';
 import { DatasourceEntity } from './entities/datasource.entity';
 
 /** A datasource as routes return it: never the URL (it holds credentials). */
@@ -37,6 +40,11 @@ export interface DatasourceView {
   createdAt: string;
   /** IANA zone its dates and times without zone are read in (SQL APIs' zoned instants). */
   timeZone: string;
+  /**
+   * Whether a read-only login is set (README "Datasources"): query-kind SQL APIs run with it. Its
+   * user name and password are never answered.
+   */
+  readOnlyLogin: boolean;
 }
 
 const view = (d: DatasourceEntity): DatasourceView => ({
@@ -45,10 +53,11 @@ const view = (d: DatasourceEntity): DatasourceView => ({
   type: d.type,
   createdAt: d.createdAt,
   timeZone: d.timeZone ?? 'UTC',
+  readOnlyLogin: d.readOnlyLoginCiphertext !== null && d.readOnlyLoginCiphertext !== undefined,
 });
 
 /**
- * A datasource's time zone as given at registration: an IANA name the runtime knows
+ * A datasource's time zone as given at registration or in a change: an IANA name the runtime knows
  * (`Intl.supportedValuesOf('timeZone')`, or `UTC`), else refused.
  * @throws DomainError INVALID_INPUT naming the value.
  */
@@ -116,6 +125,7 @@ export class DatasourcesService {
       urlCiphertext: this.secretBox.seal(url),
       serverVersion,
       timeZone,
+      readOnlyLoginCiphertext: null,
       createdAt: new Date().toISOString(),
     });
     await this.datasources.insert(entity);
@@ -138,19 +148,30 @@ export class DatasourcesService {
   }
 
   /**
-   * Renames a datasource and/or replaces its connection URL (new credentials, host or database;
-   * the type stays, as its imported tables were read with it). A new URL is checked and tried as
-   * in {@link create} before anything is saved; once saved, the datasource's pool is closed on
-   * every instance (`DatasourceRemoved` event), so the next request connects with the new URL.
-   * @throws DomainError NOT_FOUND, CONFLICT (name taken), INVALID_INPUT, DATASOURCE_UNREACHABLE
-   * (see {@link create}); nothing is changed then.
+   * Changes a datasource: its name; its connection URL (new credentials, host or database; the
+   * type stays, as its imported tables were read with it); its time zone; its read-only login
+   * (`null` removes it). A new URL is checked and tried as in {@link create}, and a read-only login
+   * (new, or kept with a new URL) is tried with the URL's host and database and refused when the
+   * login may write ({@link tryReadOnlyLogin}), before anything is saved. Once saved, a new URL or
+   * login closes the datasource's pools on every instance (`DatasourceRemoved` event), so the next
+   * request connects with them; a new time zone drops the app's cached schemas (`ModelChanged`
+   * for each of its versions), so the next request reads dates in it.
+   * @throws DomainError NOT_FOUND, CONFLICT (name taken), INVALID_INPUT (URL, time zone, a login
+   * that may write, a login on SQLite), DATASOURCE_UNREACHABLE (see {@link create}); nothing is
+   * changed then.
    */
   async update(
     appId: string,
     id: string,
-    change: { name?: string; url?: string },
+    change: {
+      name?: string;
+      url?: string;
+      timeZone?: string;
+      readOnlyLogin?: DatasourceLogin | null;
+    },
   ): Promise<DatasourceView> {
     const ds = await this.entity(appId, id);
+    const timeZone = change.timeZone === undefined ? undefined : checkTimeZone(change.timeZone);
     if (change.name !== undefined && change.name !== ds.name) {
       if (await this.datasources.existsBy({ appId, name: change.name }))
         throw new DomainError(
@@ -159,19 +180,95 @@ export class DatasourcesService {
         );
       ds.name = change.name;
     }
-    let urlChanged = false;
+    let reconnect = false;
     if (change.url !== undefined) {
       const url = ds.type === 'sqlite' ? `sqlite:${parseSqliteUrl(change.url)}` : change.url;
       ds.serverVersion = await this.tryUrl(appId, ds.type, change.url);
       ds.urlCiphertext = this.secretBox.seal(url);
-      urlChanged = true;
+      reconnect = true;
     }
+    if (change.readOnlyLogin === null) {
+      reconnect ||= ds.readOnlyLoginCiphertext !== null;
+      ds.readOnlyLoginCiphertext = null;
+    } else if (change.readOnlyLogin !== undefined || (reconnect && ds.readOnlyLoginCiphertext)) {
+      const login = change.readOnlyLogin ?? this.readOnlyLogin(ds);
+      await this.tryReadOnlyLogin(ds, login!);
+      ds.readOnlyLoginCiphertext = this.secretBox.seal(JSON.stringify(login));
+      reconnect = true;
+    }
+    const zoneChanged = timeZone !== undefined && timeZone !== (ds.timeZone ?? 'UTC');
+    if (timeZone !== undefined) ds.timeZone = timeZone;
     await this.datasources.update(
       { id: ds.id, appId },
-      { name: ds.name, urlCiphertext: ds.urlCiphertext, serverVersion: ds.serverVersion },
+      {
+        name: ds.name,
+        urlCiphertext: ds.urlCiphertext,
+        serverVersion: ds.serverVersion,
+        timeZone: ds.timeZone,
+        readOnlyLoginCiphertext: ds.readOnlyLoginCiphertext,
+      },
     );
-    if (urlChanged) this.events.datasourceRemoved({ datasourceId: ds.id });
+    if (reconnect) this.events.datasourceRemoved({ datasourceId: ds.id });
+    if (zoneChanged) await this.schemasChanged(appId);
     return view(ds);
+  }
+
+  /**
+   * Tries a read-only login on a stored datasource: its URL with the login's user name and
+   * password (`urlWithLogin`), opened as every connection is, then asked what it may write
+   * (`Dialect.loginWrites`).
+   * @throws DomainError INVALID_INPUT (SQLite; the login may write: every reason, e.g. "the login
+   *   may write 2 tables (public.customers, public.orders)"), DATASOURCE_UNREACHABLE (the server
+   *   refused the login: the message says so, never the password).
+   */
+  private async tryReadOnlyLogin(ds: DatasourceEntity, login: DatasourceLogin): Promise<void> {
+    const url = urlWithLogin(ds.type, this.storedUrl(ds), login);
+    const writes = await this.pools
+      .withConnection(ds.type, url, (pool, dialect) =>
+        dialect.loginWrites ? dialect.loginWrites((query) => pool.run(query)) : Promise.resolve([]),
+      )
+      .catch((error: unknown) => {
+        // Which login failed: the message is the connection's (never the password).
+        if (error instanceof DomainError && error.code === ErrorCode.DatasourceUnreachable)
+          throw new DomainError(error.code, `readOnlyLogin: ${error.message}`);
+        throw error;
+      });
+    if (writes.length)
+      throw new DomainError(
+        ErrorCode.InvalidInput,
+        'readOnlyLogin: this login may write, so it cannot be the read-only login; grant it SELECT only',
+        writes.map((w) => `readOnlyLogin: ${w}`),
+      );
+  }
+
+  /** The stored read-only login of a datasource, or null. */
+  private readOnlyLogin(ds: DatasourceEntity): DatasourceLogin | null {
+    return ds.readOnlyLoginCiphertext
+      ? (JSON.parse(this.secretBox.open(ds.readOnlyLoginCiphertext)) as DatasourceLogin)
+      : null;
+  }
+
+  /** The URL a datasource's read-only login opens with ({@link storedUrl} with it), or null. */
+  private readOnlyUrl(ds: DatasourceEntity): string | null {
+    const login = this.readOnlyLogin(ds);
+    return login ? urlWithLogin(ds.type, this.storedUrl(ds), login) : null;
+  }
+
+  /**
+   * Drops every cached schema of the app on every instance (`ModelChanged` past any revision for
+   * each of its versions): what a schema read from the datasource row (its time zone) changed.
+   */
+  private async schemasChanged(appId: string): Promise<void> {
+    const versions = await this.datasources.manager.find(AppVersionEntity, {
+      where: { appId },
+      select: { id: true },
+    });
+    for (const version of versions)
+      this.events.modelChanged({
+        appId,
+        versionId: version.id,
+        revision: Number.MAX_SAFE_INTEGER,
+      });
   }
 
   /**
@@ -225,21 +322,27 @@ export class DatasourcesService {
 
   /**
    * Runs `use` on a short-lived one-connection pool of the app's datasource, checked as every
-   * connection is (describing an SQL API's statement at save, README "SQL APIs").
+   * connection is (describing an SQL API's statement at save, README "SQL APIs"). With
+   * `readOnlyLogin`, the pool opens with the datasource's read-only login when it has one (a
+   * query kind is described as it will run: with what that login may read).
    * @throws DomainError NOT_FOUND, DATASOURCE_UNREACHABLE (see `DatasourcePoolsService.withConnection`).
    */
   async withPool<T>(
     appId: string,
     id: string,
     use: (pool: SqlPool, dialect: Dialect) => Promise<T>,
+    options: { readOnlyLogin?: boolean } = {},
   ): Promise<T> {
     const ds = await this.entity(appId, id);
-    return this.pools.withConnection(ds.type, this.storedUrl(ds), use);
+    const url = (options.readOnlyLogin && this.readOnlyUrl(ds)) || this.storedUrl(ds);
+    return this.pools.withConnection(ds.type, url, use);
   }
 
   /**
-   * The pooled connection the GraphQL resolvers query, kept after the first lookup: a datasource
-   * never changes once registered, so requests need not read and decrypt it again.
+   * The pooled connection the GraphQL resolvers query, kept after the first lookup (forgotten on
+   * every instance when its URL or read-only login changes, `DatasourceRemoved`), so requests need
+   * not read and decrypt it again. Its `readOnly` runs with the read-only login when one is set
+   * (`DatasourcePoolsService.connection`).
    * @throws DomainError NOT_FOUND.
    */
   async connection(datasourceId: string): Promise<DatasourceConnection> {
@@ -247,7 +350,12 @@ export class DatasourcesService {
     if (known) return known;
     const ds = await this.datasources.findOneBy({ id: datasourceId });
     if (!ds) throw notFound('Datasource', datasourceId);
-    const connection = this.pools.connection(ds.id, ds.type, this.storedUrl(ds));
+    const connection = this.pools.connection(
+      ds.id,
+      ds.type,
+      this.storedUrl(ds),
+      this.readOnlyUrl(ds),
+    );
     this.connections.set(datasourceId, connection);
     return connection;
   }

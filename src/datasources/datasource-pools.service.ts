@@ -112,8 +112,18 @@ export class DatasourcePoolsService implements OnApplicationShutdown {
    * The pooled connection of a datasource, opened on first use. A connection its pool opens later
    * that turns out to reach the service's own store (a host name now resolving to it) is refused:
    * the caller gets DATASOURCE_UNAVAILABLE, the log says why, and the pool is closed.
+   * @param readOnlyUrl the URL of the datasource's read-only login (README "Datasources"), or
+   *   null: when given, `readOnly` runs on a second pool of that login (as large as the first,
+   *   opened on its first use); without it, on the datasource's own pool, except on SQL Server,
+   *   where nothing else keeps a read from writing, so `readOnly` is refused
+   *   (`DatasourceErrors.readOnlyLoginMissing`, API_UNAVAILABLE) before any connection.
    */
-  connection(datasourceId: string, type: string, url: string): DatasourceConnection {
+  connection(
+    datasourceId: string,
+    type: string,
+    url: string,
+    readOnlyUrl: string | null = null,
+  ): DatasourceConnection {
     const dialect = this.dialect(type);
     const refused = (error: unknown): unknown => {
       if (!(error instanceof StoreGuardError)) return error;
@@ -144,7 +154,7 @@ export class DatasourcePoolsService implements OnApplicationShutdown {
           });
       },
       readOnly: async (work) => {
-        const pool = await this.pool(datasourceId, dialect, url);
+        const pool = await this.readOnlyPool(datasourceId, dialect, url, readOnlyUrl);
         return pool
           .readOnly((run) =>
             work((query, options) => {
@@ -159,15 +169,38 @@ export class DatasourcePoolsService implements OnApplicationShutdown {
     };
   }
 
-  /** Closes and forgets a datasource's pool (after its URL changed or it was deleted). */
+  /**
+   * The pool a datasource's read-only transactions run on ({@link connection}): its read-only
+   * login's, kept under `<id>/read-only`, else its own (never on SQL Server).
+   * @throws DomainError API_UNAVAILABLE on SQL Server without a read-only login; as {@link pool}.
+   */
+  private readOnlyPool(
+    id: string,
+    dialect: Dialect,
+    url: string,
+    readOnlyUrl: string | null,
+  ): Promise<SqlPool> {
+    if (readOnlyUrl !== null) return this.pool(readOnlyPoolId(id), dialect, readOnlyUrl);
+    if (dialect.type === 'mssql') return Promise.reject(DatasourceErrors.readOnlyLoginMissing());
+    return this.pool(id, dialect, url);
+  }
+
+  /**
+   * Closes and forgets a datasource's pools, its read-only login's too (after its URL or login
+   * changed, or it was deleted).
+   */
   async close(datasourceId: string): Promise<void> {
-    const pool = this.pools.get(datasourceId);
-    this.pools.delete(datasourceId);
-    if (pool) await (await pool.catch(() => null))?.close().catch(() => undefined);
+    await Promise.all([datasourceId, readOnlyPoolId(datasourceId)].map((id) => this.closePool(id)));
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([...this.pools.keys()].map((id) => this.close(id)));
+    await Promise.all([...this.pools.keys()].map((id) => this.closePool(id)));
+  }
+
+  private async closePool(id: string): Promise<void> {
+    const pool = this.pools.get(id);
+    this.pools.delete(id);
+    if (pool) await (await pool.catch(() => null))?.close().catch(() => undefined);
   }
 
   /**
@@ -311,6 +344,11 @@ export class DatasourcePoolsService implements OnApplicationShutdown {
     }
     return pool;
   }
+}
+
+/** The key of a datasource's read-only login's pool beside its own (ids are UUIDs: no clash). */
+function readOnlyPoolId(datasourceId: string): string {
+  return `${datasourceId}/read-only`;
 }
 
 /**

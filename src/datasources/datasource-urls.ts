@@ -600,3 +600,36 @@ export function redactUrl(message: string, url: string): string {
   const escaped = password.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return out.replace(new RegExp(`${TOKEN_BEFORE}${escaped}${TOKEN_AFTER}`, 'g'), REDACTED);
 }
+
+/** A login (user name and password) standing in for a datasource URL's own. */
+export interface DatasourceLogin {
+  user: string;
+  password: string;
+}
+
+/**
+ * `url` (a network datasource URL: postgres, mysql, mssql) with its user name and password
+ * replaced by `login`'s, percent-encoded; host, port, database and parameters stay. A datasource's
+ * read-only login (README "Datasources") opens with it, so it always reaches the same database as
+ * the datasource, whatever URL the datasource is given later. The result passes
+ * {@link checkDatasourceUrl} as `url` does.
+ * @throws DomainError INVALID_INPUT for SQLite (a file has no login) or a URL that does not parse,
+ *   never echoing either password.
+ */
+export function urlWithLogin(type: string, url: string, login: DatasourceLogin): string {
+  if (type === 'sqlite')
+    throw invalidInput(
+      'A SQLite datasource has no logins: its query-kind SQL APIs run under PRAGMA query_only',
+    );
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw invalidInput(`The ${type} datasource URL cannot take a login`);
+  }
+  parsed.username = encodeURIComponent(login.user);
+  parsed.password = encodeURIComponent(login.password);
+  const result = parsed.toString();
+  checkDatasourceUrl(type, result);
+  return result;
+}

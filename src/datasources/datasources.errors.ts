@@ -88,6 +88,16 @@ export const DatasourceErrors = {
       "The statement tried to write, and a query-kind SQL API's statement cannot write: make it a mutation-kind SQL API, or remove the write (a data-modifying WITH, a function that writes)",
     ),
   /**
+   * A query-kind SQL API on a SQL Server datasource that has no read-only login (any more):
+   * SQL Server has no read-only transaction, so the read is not run at all (README "SQL APIs").
+   * `API_UNAVAILABLE`: the caller cannot fix it; the builder sets the login on the datasource.
+   */
+  readOnlyLoginMissing: () =>
+    new DomainError(
+      ErrorCode.ApiUnavailable,
+      "This SQL API cannot run: its SQL Server datasource has no read-only login; the app's builder must set one on the datasource",
+    ),
+  /**
    * The database refused to prepare or describe a statement; `reason` is its message without
    * SQL text (each dialect strips it).
    */

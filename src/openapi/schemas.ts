@@ -115,6 +115,11 @@ export const SCHEMAS: Record<string, SchemaObject> = {
     timeZone: str(
       'IANA zone its dates and times without zone are read in where an SQL API declares a zoned instant (default UTC)',
     ),
+    readOnlyLogin: {
+      type: 'boolean',
+      description:
+        'Whether a read-only login is set: query-kind SQL APIs run with it (required for them on SQL Server). Its user name and password are never answered',
+    } as SchemaObject,
   }),
   ConnectionTest: object({
     serverVersion: str("The database server's version text"),

@@ -5,6 +5,7 @@ import {
   mergeDescription,
   nameProblem,
   parameterProblem,
+  publishProblems,
   typingProblems,
 } from './sql-api-rules';
 
@@ -133,5 +134,32 @@ describe('SQL API rules', () => {
       'column "ok" appears twice: give one an alias',
       'column "__x" is not a GraphQL name: give it an alias of letters, digits and _ (AS total_amount)',
     ]);
+  });
+});
+
+describe('publishProblems: what publishing needs besides types (issue 26 item 4)', () => {
+  it('refuses a query kind on SQL Server without a read-only login, saying what to set', () => {
+    const problems = publishProblems(api(), { type: 'mssql', readOnlyLogin: false });
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^a query kind on SQL Server needs its datasource's read-only login .*set readOnlyLogin on the datasource/,
+      ),
+    ]);
+  });
+
+  it('publishes a query kind on SQL Server with one, and a mutation kind without one', () => {
+    expect(publishProblems(api(), { type: 'mssql', readOnlyLogin: true })).toEqual([]);
+    expect(
+      publishProblems(api({ kind: 'mutation' }), { type: 'mssql', readOnlyLogin: false }),
+    ).toEqual([]);
+  });
+
+  it('needs no read-only login on the databases with a read-only transaction', () => {
+    for (const type of ['postgres', 'mysql', 'sqlite'])
+      expect(publishProblems(api(), { type, readOnlyLogin: false })).toEqual([]);
+  });
+
+  it('names a datasource that is gone', () => {
+    expect(publishProblems(api(), null)).toEqual(['datasource ds does not exist any more']);
   });
 });

@@ -178,3 +178,21 @@ export function typingProblems(def: VersionDefinition, api: SqlApiDefinition): s
   }
   return problems;
 }
+
+/**
+ * What keeps an SQL API from publishing besides its typing (README "SQL APIs", issue 26 item 4):
+ * its datasource gone (`datasource` null), or a query kind on a SQL Server datasource without a
+ * read-only login (SQL Server has no read-only transaction: that login is what refuses a write).
+ * Each reason says what to do.
+ */
+export function publishProblems(
+  api: Pick<SqlApiDefinition, 'kind' | 'datasourceId'>,
+  datasource: { type: string; readOnlyLogin: boolean } | null,
+): string[] {
+  if (datasource === null) return [`datasource ${api.datasourceId} does not exist any more`];
+  if (datasource.type === 'mssql' && api.kind === 'query' && !datasource.readOnlyLogin)
+    return [
+      "a query kind on SQL Server needs its datasource's read-only login (SQL Server has no read-only transaction): set readOnlyLogin on the datasource (its page, or PATCH /api/apps/:appId/datasources/:id), or make it a mutation kind",
+    ];
+  return [];
+}

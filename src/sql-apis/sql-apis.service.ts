@@ -10,6 +10,7 @@ import {
   type SqlPool,
   type StatementDescription,
 } from '../datasources/core/dialect';
+import { isReadDenied, statementRefusal } from '../datasources/core/statement-refusals';
 import {
   parseNamedStatement,
   type ParsedStatement,
@@ -27,6 +28,7 @@ import {
   mergeDescription,
   nameProblem,
   parameterProblem,
+  publishProblems,
   typingProblems,
 } from './sql-api-rules';
 
@@ -211,21 +213,15 @@ export class SqlApisService {
    * Publishes an SQL API (with the version, as Table APIs: `POST …/versions/publish` then makes it
    * main).
    * @throws DomainError INVALID_INPUT with every reason: an argument or column without a type, an
-   * enum that left the model, the datasource gone, a query kind on SQL Server (its read-only
-   * login cannot be declared yet, issue 26 item 4); NOT_FOUND.
+   * enum that left the model, the datasource gone, a query kind on a SQL Server datasource without
+   * a read-only login (`publishProblems`, issue 26 item 4); NOT_FOUND.
    */
   async publish(appId: string, accountId: string, id: string): Promise<{ status: 'published' }> {
     const current = await this.get(appId, accountId, id);
-    const type = await this.datasourceType(appId, current.datasourceId).catch(() => null);
+    const datasource = await this.datasources.get(appId, current.datasourceId).catch(() => null);
     return this.versions.edit(appId, accountId, (def) => {
       const api = this.find(def, id);
-      const problems = typingProblems(def, api);
-      if (type === null) problems.push(`datasource ${api.datasourceId} does not exist any more`);
-      if (type === 'mssql' && api.kind === 'query') {
-        problems.push(
-          'a query kind on SQL Server needs a read-only login for its datasource, which cannot be declared yet',
-        );
-      }
+      const problems = [...typingProblems(def, api), ...publishProblems(api, datasource)];
       if (problems.length) throw invalidInput('This SQL API cannot be published yet', problems);
       api.status = 'published';
       api.updatedAt = new Date().toISOString();
@@ -246,6 +242,8 @@ export class SqlApisService {
   ): Promise<StatementDescription> {
     const type = await this.datasourceType(appId, datasourceId);
     const parsed = parseStatement(statement, type, kind);
+    // A query kind is described with the read-only login when the datasource has one: as it
+    // will run, so a table that login may not read is refused now rather than at every call.
     const described = await this.datasources.withPool(
       appId,
       datasourceId,
@@ -257,6 +255,7 @@ export class SqlApisService {
           await checkSubquery(pool, dialect, parsed, description);
         return description;
       },
+      { readOnlyLogin: kind === 'query' },
     );
     const problems = columnNameProblems(described.columns.map((c) => c.name));
     if (problems.length) throw invalidInput('The statement cannot be served as it is', problems);
@@ -284,8 +283,9 @@ export class SqlApisService {
  * `Dialect.compileStatementSelect`, run with every parameter NULL and no row asked for
  * (`take` 0) in a read-only transaction that is rolled back. A statement that cannot be a
  * subquery (a PostgreSQL data-modifying `WITH`) is refused at save rather than at every call.
- * @throws DomainError INVALID_INPUT (the database's refusal; the read-only refusal of a write),
- * TIMEOUT, DATASOURCE_UNAVAILABLE.
+ * @throws DomainError INVALID_INPUT (the database's refusal; the read-only refusal of a write; a
+ * table the datasource's read-only login may not read, `StatementRefusal` INVALID_STATEMENT in
+ * the database's words), TIMEOUT, DATASOURCE_UNAVAILABLE.
  */
 async function checkSubquery(
   pool: SqlPool,
@@ -314,6 +314,8 @@ async function checkSubquery(
     await pool.readOnly((run) => run(query));
   } catch (error) {
     if (error instanceof DomainError) throw error;
+    // The read-only login may not read a table: the database's words (a table name, no SQL).
+    if (isReadDenied(error)) throw statementRefusal(error, () => true);
     throw invalidInput(
       'statement: a query kind is read as a subquery (SELECT … FROM (<statement>) AS q), and the database refused this one so; a PostgreSQL WITH that writes cannot be one: make it a mutation kind',
     );

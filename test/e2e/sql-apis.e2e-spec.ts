@@ -50,6 +50,9 @@ for (const dialect of SALES_DIALECTS) {
     const address = `sql-apis-${dialect.type}`;
     const ids: Record<string, string> = {};
     let zonedId: string;
+    /** Database logins the read-only login test creates (server-wide: unique names, dropped after). */
+    const suffix = Math.random().toString(36).slice(2, 8);
+    const logins = { reader: `tg_reader_${suffix}`, writer: `tg_writer_${suffix}` };
 
     /**
      * A GraphQL request. Each change of the definition makes the app's schemas be built again, at
@@ -262,6 +265,7 @@ for (const dialect of SALES_DIALECTS) {
 
     afterAll(async () => {
       await run?.close();
+      if (db && dialect.type !== 'sqlite') await dropLogins(dialect.type, db, logins);
       await db?.cleanup();
     });
 
@@ -442,10 +446,15 @@ for (const dialect of SALES_DIALECTS) {
             extensions: { code: 'BAD_USER_INPUT' },
           });
         } else {
-          // Refused at save already: describing it ran the function, which the database refused
-          // (MariaDB's describe says it in the database's words).
+          // Refused at save already (MariaDB refuses to prepare it inside the read-only
+          // transaction, error 1792): the same answer as at a call, naming the mutation kind.
           expect(marked.status).toBe(400);
-          expect(marked.body.message).toMatch(/tried to write|READ ONLY transaction/);
+          expect(marked.body).toMatchObject({
+            code: 'INVALID_INPUT',
+            message: expect.stringMatching(
+              /^The statement tried to write, .*make it a mutation-kind SQL API/,
+            ),
+          });
         }
         expect((await gql('{ auditMarks { n } }', builder)).body).toEqual({
           data: { auditMarks: [{ n: 0 }] },
@@ -627,6 +636,128 @@ for (const dialect of SALES_DIALECTS) {
       ).toMatchObject({ ordersByStatus: expect.arrayContaining([{ status: 'PAID' }]) });
     });
 
+    it("changes a datasource's time zone: the next request reads dates without zone in it", async () => {
+      const path = `/api/apps/${appId}/datasources/${zonedId}`;
+      const unknown = await run.http('PATCH', path, { token, body: { timeZone: 'Mars/Olympus' } });
+      expect(unknown.status).toBe(400);
+      expect(unknown.body.message).toMatch(/"Mars\/Olympus" is not an IANA time zone name/);
+      const notText = await run.http('PATCH', path, { token, body: { timeZone: 3 } });
+      expect(notText.status).toBe(400);
+      // Nothing changed: still São Paulo's (11:30:00.250 there is 14:30:00.250Z).
+      expect((await data('{ createdInSaoPaulo { created_at } }')).createdInSaoPaulo).toEqual([
+        { created_at: '2024-01-06T14:30:00.250Z' },
+      ]);
+      const tokyo = await run.http('PATCH', path, { token, body: { timeZone: 'Asia/Tokyo' } });
+      expect(tokyo.status).toBe(200);
+      expect(tokyo.body).toMatchObject({ id: zonedId, timeZone: 'Asia/Tokyo' });
+      expect(
+        (await run.http('GET', `/api/apps/${appId}/datasources`, { token })).body,
+      ).toContainEqual(expect.objectContaining({ id: zonedId, timeZone: 'Asia/Tokyo' }));
+      // The published schema was cached by the calls above: the next one reads Tokyo's time.
+      expect((await data('{ createdInSaoPaulo { created_at } }')).createdInSaoPaulo).toEqual([
+        { created_at: '2024-01-06T02:30:00.250Z' },
+      ]);
+      const back = await run.http('PATCH', path, {
+        token,
+        body: { timeZone: 'America/Sao_Paulo' },
+      });
+      expect(back.status).toBe(200);
+      expect((await data('{ createdInSaoPaulo { created_at } }')).createdInSaoPaulo).toEqual([
+        { created_at: '2024-01-06T14:30:00.250Z' },
+      ]);
+    });
+
+    if (dialect.type === 'sqlite') {
+      it('refuses a read-only login on SQLite, which has no logins', async () => {
+        const res = await run.http('PATCH', `/api/apps/${appId}/datasources/${datasourceId}`, {
+          token,
+          body: { readOnlyLogin: { user: 'reader', password: 'reader-pw' } },
+        });
+        expect(res.status).toBe(400);
+        expect(res.body.message).toMatch(/SQLite datasource has no logins/);
+      });
+    } else {
+      it('runs query kinds with the read-only login, refusing a login that may write', async () => {
+        const path = `/api/apps/${appId}/datasources/${datasourceId}`;
+        const patchLogin = (readOnlyLogin: unknown) =>
+          run.http('PATCH', path, { token, body: { readOnlyLogin } });
+        await createLogins(dialect.type, db, logins);
+        const whoAmI = dialect.type === 'postgres' ? 'current_user' : 'CURRENT_USER()';
+        await publishSql(
+          { name: 'whoReads', statement: `SELECT ${whoAmI} AS who` },
+          { who: { kind: 'text' } },
+        );
+        await publishVersion();
+        const who = async () =>
+          String((await data('{ whoReads { who } }')).whoReads[0].who).replace(/@.*$/, '');
+        const owner = await who();
+        expect(owner).not.toBe(logins.reader);
+
+        // A login that may write is refused, with what it may write; a wrong password too.
+        const writer = await patchLogin({ user: logins.writer, password: LOGIN_PASSWORD });
+        expect(writer.status).toBe(400);
+        expect(writer.body.message).toMatch(/this login may write/);
+        expect(writer.body.details).toEqual([
+          dialect.type === 'postgres'
+            ? 'readOnlyLogin: the login may write 1 table (public.orders)'
+            : expect.stringMatching(/^readOnlyLogin: the login holds INSERT on .*\.orders$/),
+        ]);
+        // The test PostgreSQL trusts local logins (no password asked): there a login that does
+        // not exist is refused instead.
+        const wrong = await patchLogin({
+          user: dialect.type === 'postgres' ? `${logins.reader}_none` : logins.reader,
+          password: 'wrong-secret-pw',
+        });
+        expect(wrong.status).toBe(400);
+        expect(wrong.body.message).toMatch(/^readOnlyLogin: Could not connect .*refused the login/);
+        const unknownField = await patchLogin({ user: logins.reader, password: 'x', host: 'a' });
+        expect(unknownField.status).toBe(400);
+        for (const res of [writer, wrong, unknownField])
+          expect(JSON.stringify(res.body)).not.toMatch(/wrong-secret-pw|read-only-secret/);
+        const readOnlyLogin = async () =>
+          (
+            (await run.http('GET', `/api/apps/${appId}/datasources`, { token })).body as {
+              id: string;
+              readOnlyLogin: boolean;
+            }[]
+          ).find((d) => d.id === datasourceId)!.readOnlyLogin;
+        expect(await readOnlyLogin()).toBe(false);
+        expect(await who()).toBe(owner);
+
+        // A login of SELECT only is taken and never answered back.
+        const set = await patchLogin({ user: logins.reader, password: LOGIN_PASSWORD });
+        expect(set.status).toBe(200);
+        expect(set.body).toMatchObject({ id: datasourceId, readOnlyLogin: true });
+        expect(await readOnlyLogin()).toBe(true);
+        const listed = await run.http('GET', `/api/apps/${appId}/datasources`, { token });
+        expect(JSON.stringify(listed.body)).not.toContain(LOGIN_PASSWORD);
+        expect(JSON.stringify(listed.body)).not.toContain(logins.reader);
+        // Query kinds read with it from the next request; Table APIs and mutation kinds still
+        // run with the datasource's own login.
+        expect(await who()).toBe(logins.reader);
+        expect((await data('{ countOrders }')).countOrders).toBe(ORDERS.length);
+        expect(
+          (await data('mutation { shipOn(day: "2024-05-05", id: 1) { affected } }')).shipOn,
+        ).toEqual({ affected: 1 });
+        // A new query kind is described with the read-only login: a table it may not read is
+        // refused at save.
+        await db.exec('CREATE TABLE hidden_notes (id int)');
+        const hidden = await save({
+          name: 'hiddenNotes',
+          statement: 'SELECT id FROM hidden_notes',
+        });
+        expect(hidden.status).toBe(400);
+        expect(hidden.body.message).toMatch(/denied/);
+
+        // Removed, query kinds read with the datasource's login again.
+        const removed = await patchLogin(null);
+        expect(removed.status).toBe(200);
+        expect(removed.body.readOnlyLogin).toBe(false);
+        expect(await who()).toBe(owner);
+        await db.exec('DROP TABLE hidden_notes');
+      });
+    }
+
     it('keeps a datasource its SQL APIs use unless forced, then removes them with it', async () => {
       const refused = await run.http('DELETE', `/api/apps/${appId}/datasources/${zonedId}`, {
         token,
@@ -646,6 +777,50 @@ for (const dialect of SALES_DIALECTS) {
       expect((await data('{ orderCount { n } }')).orderCount).toEqual([{ n: ORDERS.length }]);
     });
   });
+}
+
+/** The password of the logins the read-only login test creates. */
+const LOGIN_PASSWORD = 'read-only-secret-pw';
+
+/**
+ * A login that may only read the sales tables (`reader`) and one that may also insert orders
+ * (`writer`), on the test database's server.
+ */
+async function createLogins(
+  type: string,
+  db: SalesDatabase,
+  logins: { reader: string; writer: string },
+): Promise<void> {
+  if (type === 'postgres') {
+    for (const login of [logins.reader, logins.writer])
+      await db.exec(`CREATE ROLE ${login} LOGIN PASSWORD '${LOGIN_PASSWORD}'`);
+    await db.exec(
+      `GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${logins.reader}, ${logins.writer}`,
+    );
+    await db.exec(`GRANT INSERT ON orders TO ${logins.writer}`);
+    return;
+  }
+  // Table by table: a table created later is not readable by them.
+  const database = new URL(db.url).pathname.slice(1);
+  for (const login of [logins.reader, logins.writer]) {
+    await db.exec(`CREATE USER '${login}'@'%' IDENTIFIED BY '${LOGIN_PASSWORD}'`);
+    for (const table of ['customers', 'orders', 'order_lines'])
+      await db.exec(`GRANT SELECT ON ${database}.${table} TO '${login}'@'%'`);
+  }
+  await db.exec(`GRANT INSERT ON ${database}.orders TO '${logins.writer}'@'%'`);
+}
+
+/** Drops what {@link createLogins} made (whether or not it ran). */
+async function dropLogins(
+  type: string,
+  db: SalesDatabase,
+  logins: { reader: string; writer: string },
+): Promise<void> {
+  for (const login of [logins.reader, logins.writer]) {
+    if (type === 'postgres')
+      await db.exec(`DROP OWNED BY ${login}; DROP ROLE ${login}`).catch(() => undefined);
+    else await db.exec(`DROP USER IF EXISTS '${login}'@'%'`).catch(() => undefined);
+  }
 }
 
 function sortById(rows: unknown): { id: number }[] {

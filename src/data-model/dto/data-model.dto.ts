@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayNotEmpty,
@@ -9,6 +10,7 @@ import {
   IsString,
   Length,
   ValidateIf,
+  ValidateNested,
 } from 'class-validator';
 
 /** `POST /api/apps/:appId/datasources` body (CONTRACT.md §3). */
@@ -111,6 +113,30 @@ export class UpdateModelFieldDto {
 }
 
 /**
+ * A datasource's read-only login (README "Datasources"): a user name and password used with the
+ * datasource's host and database. Never answered back.
+ */
+export class ReadOnlyLoginDto {
+  @ApiProperty({
+    description: 'User name of a login that may only read the database, 1 to 128 characters.',
+    minLength: 1,
+    maxLength: 128,
+    example: 'reporter',
+  })
+  @IsString()
+  @Length(1, 128)
+  user: string;
+  @ApiProperty({
+    description: 'Its password, at most 1000 characters; stored encrypted, never echoed back.',
+    maxLength: 1000,
+    example: 'secret',
+  })
+  @IsString()
+  @Length(0, 1000)
+  password: string;
+}
+
+/**
  * `PATCH /api/apps/:appId/datasources/:dsId` body: a new name and/or new connection URL (new
  * credentials, host or database) of the same type. The URL is tried before it is saved and is
  * never answered back.
@@ -137,6 +163,27 @@ export class UpdateDatasourceDto {
   @IsString()
   @Length(1, 2000)
   url?: string;
+  @ApiPropertyOptional({
+    description:
+      'IANA time zone (e.g. America/Sao_Paulo) in which dates and times without zone are read when an SQL API declares them zoned instants; the next request reads them in it.',
+    maxLength: 64,
+    example: 'Europe/Lisbon',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  timeZone?: string;
+  @ApiPropertyOptional({
+    description:
+      "A login that may only read, used with the datasource's host and database by query-kind SQL APIs (needed on SQL Server to publish one; optional elsewhere). Tried before it is saved and refused when it may write (what it may write is listed); null removes it. Stored encrypted, never echoed back: the datasource answers only readOnlyLogin true or false. Not on SQLite.",
+    type: () => ReadOnlyLoginDto,
+    nullable: true,
+  })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @ValidateNested()
+  @Type(() => ReadOnlyLoginDto)
+  readOnlyLogin?: ReadOnlyLoginDto | null;
 }
 
 /** `POST /api/apps/:appId/datasources/test` body: a connection to try, nothing saved. */

@@ -17,5 +17,11 @@ export class DatasourceEntity {
    */
   @Column({ name: 'time_zone', type: 'varchar', length: 64, nullable: true }) timeZone:
     string | null;
+  /**
+   * The read-only login (`{"user", "password"}` as JSON, sealed by `SecretBoxService` as the URL
+   * is) query-kind SQL APIs run with (README "Datasources"); null when none is set.
+   */
+  @Column({ name: 'read_only_login_ciphertext', type: 'text', nullable: true })
+  readOnlyLoginCiphertext: string | null;
   @Column({ name: 'created_at', type: 'varchar', length: 32 }) createdAt: string;
 }

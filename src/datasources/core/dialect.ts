@@ -880,6 +880,13 @@ export interface Dialect {
    * @throws the driver's error when the catalog cannot be read.
    */
   identify(run: StatementRunner): Promise<DatabaseIdentity>;
+  /**
+   * What the login of `run`'s connection may write, one sentence per reason; empty when it writes
+   * nothing it could be granted (a datasource's read-only login is refused otherwise, README
+   * "Datasources"). Absent where a database has no logins (SQLite).
+   * @throws the driver's error when the catalog cannot be read.
+   */
+  loginWrites?(run: StatementRunner): Promise<string[]>;
   compileSelect(plan: SelectPlan): CompiledQuery;
   compileCount(plan: CountPlan): CompiledQuery;
   compileAggregate(plan: AggregatePlan): CompiledQuery;

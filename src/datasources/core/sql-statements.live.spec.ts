@@ -372,6 +372,24 @@ describeWith('mysql')('SQL API statements on MariaDB/MySQL', () => {
     expect(await count('customers')).toBe(before);
   });
 
+  it('answers a SELECT of a writing function refused while describing as READ_ONLY, as a call does', async () => {
+    // MariaDB refuses to prepare it inside the read-only transaction (error 1792): the same
+    // answer, naming the mutation kind, not the database's words as INVALID_STATEMENT.
+    // (A server that prepares it describes it: the call is then refused, as the e2e suite shows.)
+    const refused = await describe_(dialect, pool, 'SELECT audit_write(:x) AS x').then(
+      () => null,
+      (error: unknown) => error,
+    );
+    if (refused !== null) {
+      expect(refused).toBeInstanceOf(StatementRefusal);
+      expect((refused as StatementRefusal).reason).toBe('READ_ONLY');
+      expect((refused as StatementRefusal).message).toMatch(
+        /^The statement tried to write.*mutation-kind SQL API/,
+      );
+    }
+    expect(await count('audit')).toBe(0);
+  });
+
   it('runs a statement on the connection that described it (the prepared one left its cache)', async () => {
     const single = await dialect.open(SERVICE_URLS.mysql.replace(/\/[^/]*$/, `/${tag}`), {
       ...LIMITS,

@@ -20,6 +20,7 @@ import type { ParsedStatement } from '../core/sql-statement';
 import { describeMssqlStatement } from './describe';
 import { MssqlCompiler } from './compiler';
 import { translateMssqlError } from './errors';
+import { mssqlLoginWrites } from './read-only-login';
 import { identifyMssql, introspectMssql, listMssqlTables } from './introspection';
 import { MssqlConfig, MssqlPool, parseMssqlUrl } from './pool';
 import { formatMssqlValue, mssqlBindValue } from './values';
@@ -87,6 +88,11 @@ export class MssqlDialect extends MssqlCompiler implements Dialect {
   /** Who a connection reached: {@link identifyMssql}. */
   async identify(run: StatementRunner): Promise<DatabaseIdentity> {
     return identifyMssql(run);
+  }
+
+  /** What a connection's login may write: {@link mssqlLoginWrites}. */
+  loginWrites(run: StatementRunner): Promise<string[]> {
+    return mssqlLoginWrites(run);
   }
 
   /** Tables and views of the database: {@link listMssqlTables}. */

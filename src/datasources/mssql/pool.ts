@@ -8,6 +8,7 @@ import type {
 } from '../core/dialect';
 import { DatasourceErrors } from '../datasources.errors';
 import { RowReader } from '../core/row-bytes';
+import { isReadOnlyWrite, readOnlyRefusal } from '../core/statement-refusals';
 
 /**
  * The part of the `mssql` package (v12, tedious driver) this adapter uses. `mssql` ships no type
@@ -245,8 +246,10 @@ export class MssqlPool implements SqlPool {
   /**
    * Runs `work` in one transaction that is always rolled back (see {@link SqlPool.readOnly}).
    * SQL Server has no read-only transaction: what refuses a write is the datasource's read-only
-   * login (a query-kind SQL API cannot be published without it, issue 26 item 4); a write that
-   * login may make is undone by the rollback. Each statement streams its rows to
+   * login (a query-kind SQL API cannot be published without it, issue 26 item 4; the datasource's
+   * read-only pool opens with it, `DatasourcePoolsService`), whose refusal is answered as
+   * `DatasourceErrors.readOnly` (`isReadOnlyWrite`); a write that login may make is undone by the
+   * rollback. Each statement streams its rows to
    * `options.rows` and is cancelled (TDS attention) when `options.signal` fires, as {@link run}.
    */
   async readOnly<T>(
@@ -270,6 +273,7 @@ export class MssqlPool implements SqlPool {
           return await streamOn(request, query, new RowReader(options.rows));
         } catch (error) {
           if (options.signal?.aborted) throw options.signal.reason;
+          if (isReadOnlyWrite(error)) throw readOnlyRefusal(error);
           throw this.classify(error);
         } finally {
           options.signal?.removeEventListener('abort', cancel);

@@ -17,6 +17,7 @@ import type { ParsedStatement } from '../core/sql-statement';
 import { describeMysqlStatement } from './describe';
 import { MysqlCompiler } from './compiler';
 import { translateMysqlError } from './errors';
+import { mysqlLoginWrites } from './read-only-login';
 import { identifyMysql, introspectMysql, listMysqlTables } from './introspection';
 import { MysqlPool } from './pool';
 import { formatMysqlValue, mysqlBindValue, mysqlComparedAs } from './values';
@@ -71,6 +72,11 @@ export class MysqlDialect extends MysqlCompiler implements Dialect {
   /** Who a connection reached: {@link identifyMysql}. */
   async identify(run: StatementRunner): Promise<DatabaseIdentity> {
     return identifyMysql(run);
+  }
+
+  /** What a connection's login may write: {@link mysqlLoginWrites}. */
+  loginWrites(run: StatementRunner): Promise<string[]> {
+    return mysqlLoginWrites(run);
   }
 
   /** Tables and views of the URL's database: {@link listMysqlTables}. */

@@ -12,6 +12,7 @@ import type {
 } from '../core/dialect';
 import { DatasourceErrors } from '../datasources.errors';
 import { RowReader } from '../core/row-bytes';
+import { readOnlyRefusal } from '../core/statement-refusals';
 import {
   ClientDeadlineExceeded,
   clientDeadlineMs,
@@ -45,9 +46,6 @@ function mysql(): typeof MysqlDriver {
 export const MYSQL_SESSION_SQL =
   "SET SESSION time_zone = '+00:00', " +
   "SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'";
-
-/** A write inside `START TRANSACTION READ ONLY` (MySQL and MariaDB error 1792). */
-const ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION = 1792;
 
 /** Prepared statements each connection keeps (the server caps them all together: `max_prepared_stmt_count`, 16382 by default). */
 const PREPARED_STATEMENTS_PER_CONNECTION = 256;
@@ -279,9 +277,7 @@ export class MysqlPool implements SqlPool {
         try {
           return await this.runHeld(held, query, options);
         } catch (error) {
-          throw (error as { errno?: unknown }).errno === ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
-            ? DatasourceErrors.readOnly()
-            : error;
+          throw readOnlyRefusal(error);
         }
       }),
     );

@@ -22,6 +22,7 @@ import { UPSERT_INSERTED } from '../core/dialect';
 import { postgresClientConfig } from '../datasource-urls';
 import { PostgresCompiler } from './compiler';
 import { translatePostgresError } from './errors';
+import { postgresLoginWrites } from './read-only-login';
 import { identifyPostgres, introspectPostgres, listPostgresTables } from './introspection';
 import { PostgresPool } from './pool';
 import { formatPostgresValue, postgresBindValue, postgresComparedAs, typeParsers } from './values';
@@ -58,6 +59,11 @@ export class PostgresDialect extends PostgresCompiler implements Dialect {
   /** Who a connection reached: {@link identifyPostgres}. */
   async identify(run: StatementRunner): Promise<DatabaseIdentity> {
     return identifyPostgres(run);
+  }
+
+  /** What a connection's login may write: {@link postgresLoginWrites}. */
+  loginWrites(run: StatementRunner): Promise<string[]> {
+    return postgresLoginWrites(run);
   }
 
   /**

@@ -10,6 +10,7 @@ import type {
 } from '../core/dialect';
 import { DatasourceErrors } from '../datasources.errors';
 import { RowReader } from '../core/row-bytes';
+import { readOnlyRefusal } from '../core/statement-refusals';
 import {
   ClientDeadlineExceeded,
   clientDeadlineMs,
@@ -29,9 +30,6 @@ const NETWORK_ERRORS = new Set([
   'ENOTFOUND',
   'EPIPE',
 ]);
-
-/** SQLSTATE read_only_sql_transaction: a write inside `BEGIN READ ONLY` (PostgreSQL docs, Appendix A). */
-const READ_ONLY_SQL_TRANSACTION = '25006';
 
 /** SQLSTATE object_not_in_prerequisite_state (PostgreSQL docs, Appendix A). */
 const NOT_IN_PREREQUISITE_STATE = '55000';
@@ -184,9 +182,7 @@ export class PostgresPool implements SqlPool {
         try {
           return await this.runHeld(held, query, options);
         } catch (error) {
-          throw (error as { code?: unknown }).code === READ_ONLY_SQL_TRANSACTION
-            ? DatasourceErrors.readOnly()
-            : error;
+          throw readOnlyRefusal(error);
         }
       });
     } finally {

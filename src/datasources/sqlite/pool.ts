@@ -11,6 +11,7 @@ import type {
   StatementResult,
 } from '../core/dialect';
 import { Cancellation } from '../../common/cancellation';
+import { readOnlyRefusal } from '../core/statement-refusals';
 import { DatasourceErrors } from '../datasources.errors';
 import { openSqliteConnection, runSqlite, type SqliteResult } from './connection';
 import type {
@@ -161,9 +162,7 @@ export class SqlitePool implements SqlPool {
       try {
         outcome = (await this.runTask(query, options, { readOnly: true })) as SqliteResult;
       } catch (error) {
-        throw (error as { code?: unknown }).code === 'SQLITE_READONLY'
-          ? DatasourceErrors.readOnly()
-          : error;
+        throw readOnlyRefusal(error);
       }
       options.rows?.chargeRows(outcome.rows.length, outcome.bytes);
       if (outcome.stopped) throw new Error('A SQLite read stopped past its byte limit was charged');

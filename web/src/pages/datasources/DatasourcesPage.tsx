@@ -21,10 +21,24 @@ import {
 type Problem = { message: string; details: string[] };
 
 /**
+ * A datasource as its routes answer it here: with the zone its dates without zone are read in,
+ * and whether a read-only login is set (README "Datasources"; the login itself is never answered).
+ */
+type DatasourceDetails = Datasource & { timeZone?: string; readOnlyLogin?: boolean };
+
+/** The IANA zone names the browser knows, UTC first (the service checks the name again). */
+function timeZoneNames(): string[] {
+  const names = (Intl as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.(
+    'timeZone',
+  );
+  return ['UTC', ...(names ?? []).filter((n) => n !== 'UTC')];
+}
+
+/**
  * An app's datasources (`/apps/:appId/datasources`, issue 27 item 2): each with its type, when it
  * was added and whether the service reaches it now (it lists the live tables), a form to change
- * its name or connection (credentials are never shown back: a new connection is typed whole),
- * and deleting it (the `409` naming the Table APIs in the way, then `?force=true`); below, the
+ * its name, connection (credentials are never shown back: a new connection is typed whole), time
+ * zone and read-only login (whether one is set, never the login), and deleting it (the `409` naming the Table APIs in the way, then `?force=true`); below, the
  * form adding one, with "Test connection" (`POST …/datasources/test`) before saving.
  */
 export function DatasourcesPage() {
@@ -33,7 +47,10 @@ export function DatasourcesPage() {
 
 /** The page for a loaded app. */
 function Datasources({ app }: { app: App }) {
-  const list = useLoad(() => get<Datasource[]>(`/api/apps/${seg(app.id)}/datasources`), app.id);
+  const list = useLoad(
+    () => get<DatasourceDetails[]>(`/api/apps/${seg(app.id)}/datasources`),
+    app.id,
+  );
   const [notice, setNotice] = useState<string | null>(null);
   return (
     <>
@@ -107,7 +124,7 @@ function DatasourceCard({
   onChanged,
 }: {
   app: App;
-  datasource: Datasource;
+  datasource: DatasourceDetails;
   onChanged: (notice: string) => void;
 }) {
   const [editing, setEditing] = useState(false);
@@ -140,6 +157,20 @@ function DatasourceCard({
         <dd>{typeLabel(ds.type)}</dd>
         <dt>Added</dt>
         <dd>{readerDateTime(ds.createdAt)}</dd>
+        <dt>Time zone</dt>
+        <dd>{ds.timeZone ?? 'UTC'}</dd>
+        {ds.type !== 'sqlite' && (
+          <>
+            <dt>Read-only login</dt>
+            <dd>
+              {ds.readOnlyLogin
+                ? 'Set: query-kind SQL APIs run with it'
+                : ds.type === 'mssql'
+                  ? 'None: query-kind SQL APIs cannot be published'
+                  : 'None: query-kind SQL APIs run with the connection’s login, read-only'}
+            </dd>
+          </>
+        )}
       </dl>
       <ConnectionStatus key={saves} app={app} ds={ds} />
       {editing ? (
@@ -311,11 +342,15 @@ function EditDatasource({
   onDone,
 }: {
   app: App;
-  ds: Datasource;
+  ds: DatasourceDetails;
   onDone: (saved: Datasource | null) => void;
 }) {
   const [name, setName] = useState(ds.name);
   const [parts, setParts] = useState(emptyConnection(ds.type));
+  const [timeZone, setTimeZone] = useState(ds.timeZone ?? 'UTC');
+  const [loginUser, setLoginUser] = useState('');
+  const [loginPassword, setLoginPassword] = useState('');
+  const [removeLogin, setRemoveLogin] = useState(false);
   const action = useAction();
   const prefix = `edit-${ds.id}`;
   const typed =
@@ -339,6 +374,12 @@ function EditDatasource({
       const saved = await patch<Datasource>(`/api/apps/${seg(app.id)}/datasources/${seg(ds.id)}`, {
         name: name.trim(),
         ...(typed ? { url: connectionUrl(parts) } : {}),
+        ...(timeZone !== (ds.timeZone ?? 'UTC') ? { timeZone } : {}),
+        ...(removeLogin
+          ? { readOnlyLogin: null }
+          : loginUser.trim()
+            ? { readOnlyLogin: { user: loginUser.trim(), password: loginPassword } }
+            : {}),
       });
       onDone(saved);
       return null;
@@ -367,6 +408,67 @@ function EditDatasource({
         />
       </div>
       <ConnectionFields prefix={prefix} parts={parts} onChange={setParts} fixedType />
+      <div className="field">
+        <label htmlFor={`${prefix}-time-zone`}>Time zone</label>
+        <select
+          id={`${prefix}-time-zone`}
+          value={timeZone}
+          aria-describedby={`${prefix}-time-zone-hint`}
+          onChange={(e) => setTimeZone(e.target.value)}
+        >
+          {timeZoneNames().map((zone) => (
+            <option key={zone}>{zone}</option>
+          ))}
+        </select>
+        <p className="hint" id={`${prefix}-time-zone-hint`}>
+          Where SQL APIs read a date and time without zone as an instant, it is read in this zone.
+        </p>
+      </div>
+      {ds.type !== 'sqlite' && (
+        <fieldset className="fieldset">
+          <legend>Read-only login</legend>
+          <p className="hint">
+            A login that may only read this database: query-kind SQL APIs run with it
+            {ds.type === 'mssql' ? ' (SQL Server needs one to publish them)' : ''}. It is tried,
+            refused if it may write, and never shown again.{' '}
+            {ds.readOnlyLogin ? 'One is set: type another to replace it.' : 'None is set.'}
+          </p>
+          <div className="field">
+            <label htmlFor={`${prefix}-ro-user`}>Read-only user</label>
+            <input
+              id={`${prefix}-ro-user`}
+              value={loginUser}
+              maxLength={128}
+              autoComplete="off"
+              disabled={removeLogin}
+              onChange={(e) => setLoginUser(e.target.value)}
+            />
+          </div>
+          <div className="field">
+            <label htmlFor={`${prefix}-ro-password`}>Read-only password</label>
+            <input
+              id={`${prefix}-ro-password`}
+              type="password"
+              value={loginPassword}
+              maxLength={1000}
+              autoComplete="new-password"
+              disabled={removeLogin}
+              onChange={(e) => setLoginPassword(e.target.value)}
+            />
+          </div>
+          {ds.readOnlyLogin && (
+            <div className="check">
+              <input
+                id={`${prefix}-ro-remove`}
+                type="checkbox"
+                checked={removeLogin}
+                onChange={(e) => setRemoveLogin(e.target.checked)}
+              />
+              <label htmlFor={`${prefix}-ro-remove`}>Remove the read-only login</label>
+            </div>
+          )}
+        </fieldset>
+      )}
       <div className="actions">
         <button type="button" className="button button--secondary" onClick={() => onDone(null)}>
           Cancel
