@@ -1,5 +1,6 @@
 import { type Client, createClient } from 'graphql-ws';
 import { WebSocket } from 'ws';
+import { CLOSE_LONG_LIVED } from '../../src/graceful-shutdown';
 import { ChangeFeedService } from '../../src/subscriptions/change-feed.service';
 import { MAX_PER_CONNECTION, MAX_PER_KEY } from '../../src/subscriptions/subscriptions-server';
 import { RunningApp, startApp } from '../support/app-harness';
@@ -293,6 +294,40 @@ postgres.describe('subscriptions on one instance (issue 28 item 2)', () => {
     expect(JSON.stringify(http.body)).toContain('WebSocket');
   });
 
+  it('refuses an upgrade whose URL carries a key', async () => {
+    const url = `${run.baseUrl.replace(/^http/, 'ws')}/api/graphql/${address}?api_key=${key}`;
+    const status = await new Promise<number>((resolve) => {
+      const socket = new WebSocket(url, 'graphql-transport-ws');
+      socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      socket.on('open', () => resolve(101));
+      socket.on('error', () => undefined);
+    });
+    expect(status).toBe(400);
+  });
+
+  it('leaves nothing open when the socket closes while subscriptions start (graphql-ws #532)', async () => {
+    for (let round = 0; round < 5; round++) {
+      const client = createClient({
+        url: `${run.baseUrl.replace(/^http/, 'ws')}/api/graphql/${address}`,
+        webSocketImpl: WebSocket,
+        connectionParams: { 'x-api-key': key },
+        retryAttempts: 0,
+      });
+      let acknowledged = false;
+      client.on('connected', () => (acknowledged = true));
+      for (let i = 0; i < 5; i++)
+        client.subscribe(
+          { query: CHANGES },
+          { next: () => undefined, error: () => undefined, complete: () => undefined },
+        );
+      const until = Date.now() + 10_000;
+      while (!acknowledged && Date.now() < until) await new Promise((r) => setImmediate(r));
+      // Closed right after the acknowledgement, while its subscribes may still be opening.
+      await client.dispose();
+    }
+    await openOn(run, 0);
+  });
+
   it(`holds at most ${MAX_PER_CONNECTION} subscriptions per connection`, async () => {
     const client = createClient({
       url: `${run.baseUrl.replace(/^http/, 'ws')}/api/graphql/${address}`,
@@ -322,6 +357,41 @@ postgres.describe('subscriptions on one instance (issue 28 item 2)', () => {
     disposers.forEach((d) => d());
     await client.dispose();
     await openOn(run, 0);
+  });
+});
+
+postgres.describe('subscriptions when the service stops (graceful shutdown)', () => {
+  it('closes every socket with 1001 when the server stops accepting', async () => {
+    const run = await startApp();
+    try {
+      const token = await run.adminToken();
+      const db = await postgres.create(run.dataDir);
+      try {
+        const appId = (
+          await run.http('POST', '/api/apps', {
+            token,
+            body: { name: 'Stop', address: 'subs-stop' },
+          })
+        ).body.id as string;
+        await registerSalesDatabase(run, token, appId, 'postgres', db);
+        await publishTableApis(run, token, appId, [
+          { name: 'customers', table: 'customers', actions: EVERY_ACTION },
+        ]);
+        const key = await createAppKey(run, token, appId, 'stop');
+        const listener = new Listener(run.baseUrl, 'subs-stop', { 'x-api-key': key }).start();
+        await openOn(run, 1);
+        // What closeGracefully emits once the server stops accepting connections.
+        run.app.getHttpServer().emit(CLOSE_LONG_LIVED);
+        await listener.until(() => listener.closedWith !== null, 'closed');
+        expect(listener.closedWith!.code).toBe(1001);
+        await openOn(run, 0);
+        await listener.stop();
+      } finally {
+        await db.cleanup();
+      }
+    } finally {
+      await run.close();
+    }
   });
 });
 
