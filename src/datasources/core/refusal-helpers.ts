@@ -94,3 +94,52 @@ export function transactionConflict(): DatabaseRefusal {
     message: 'The request conflicted with a concurrent write and was rolled back; send it again',
   };
 }
+
+/**
+ * The UNIQUE_VIOLATION refusal (CONTRACT.md §6): a row with the same key exists. With the key's
+ * columns (as the table names them): field the first, `A row with this email already exists`
+ * (`a and b` for several); without (a key the database did not name, or not of the written
+ * table): field null, `A row with these values already exists`.
+ */
+export function uniqueRefusal(columns: string[] | null): DatabaseRefusal {
+  if (!columns || columns.length === 0)
+    return {
+      code: 'UNIQUE_VIOLATION',
+      field: null,
+      message: 'A row with these values already exists',
+    };
+  return {
+    code: 'UNIQUE_VIOLATION',
+    field: columns[0],
+    message: `A row with this ${wordList(columns)} already exists`,
+  };
+}
+
+/**
+ * The FOREIGN_KEY_VIOLATION refusal of a row other rows refer to (CONTRACT.md §6): deleting it,
+ * or changing its referenced `field` (null when the database did not say which).
+ * `referencingTable` names where the referring rows are, when the database said so.
+ * Delete: `This row cannot be deleted: rows in orders refer to it`; update:
+ * `id cannot be changed: rows in orders refer to this row`, or without a field `This row cannot
+ * be changed: other rows refer to it`.
+ */
+export function referencedRowRefusal(
+  operation: WriteContext['operation'],
+  field: string | null,
+  referencingTable: string | undefined,
+): DatabaseRefusal {
+  const others = referencingTable ? `rows in ${referencingTable}` : 'other rows';
+  if (operation === 'delete')
+    return {
+      code: 'FOREIGN_KEY_VIOLATION',
+      field,
+      message: `This row cannot be deleted: ${others} refer to it`,
+    };
+  return {
+    code: 'FOREIGN_KEY_VIOLATION',
+    field,
+    message: field
+      ? `${field} cannot be changed: ${others} refer to this row`
+      : `This row cannot be changed: ${others} refer to it`,
+  };
+}

@@ -3,8 +3,10 @@ import {
   invalidValue,
   isObject,
   knownColumn,
+  referencedRowRefusal,
   text,
   transactionConflict,
+  uniqueRefusal,
 } from '../core/refusal-helpers';
 
 /**
@@ -182,13 +184,7 @@ function uniqueViolation(error: ServerError, context: WriteContext): DatabaseRef
   const single = values !== undefined && !values.includes(', ');
   const spelled = name && single ? columnsSpelledBy(name, context) : [];
   const field = spelled.length === 1 ? spelled[0] : null;
-  return {
-    code: 'UNIQUE_VIOLATION',
-    field,
-    message: field
-      ? `A row with this ${field} already exists`
-      : 'A row with these values already exists',
-  };
+  return uniqueRefusal(field ? [field] : null);
 }
 
 function constraintConflict(error: ServerError, context: WriteContext): DatabaseRefusal | null {
@@ -199,11 +195,7 @@ function constraintConflict(error: ServerError, context: WriteContext): Database
   if (!m) {
     // Not the us_english text: only a delete is surely a foreign key (a CHECK never fails on delete).
     if (context.operation !== 'delete') return null;
-    return {
-      code: 'FOREIGN_KEY_VIOLATION',
-      field: null,
-      message: 'This row cannot be deleted: other rows refer to it',
-    };
+    return referencedRowRefusal('delete', null, undefined);
   }
   const [, kind, constraint] = m;
   if (kind === 'CHECK') {
@@ -217,18 +209,7 @@ function constraintConflict(error: ServerError, context: WriteContext): Database
   if (kind === 'REFERENCE' || kind === 'SAME TABLE REFERENCE' || context.operation === 'delete') {
     // The table named is the referencing one (`dbo.orders`); its schema is left out.
     const referencing = table ? table.slice(table.indexOf('.') + 1) : undefined;
-    const others = referencing ? `rows in ${referencing}` : 'other rows';
-    if (context.operation === 'delete')
-      return {
-        code: 'FOREIGN_KEY_VIOLATION',
-        field: null,
-        message: `This row cannot be deleted: ${others} refer to it`,
-      };
-    return {
-      code: 'FOREIGN_KEY_VIOLATION',
-      field: null,
-      message: `This row cannot be changed: ${others} refer to it`,
-    };
+    return referencedRowRefusal(context.operation, null, referencing || undefined);
   }
   // The column named is the referenced one, in the referenced table; a multi-column key names none.
   const single = /, column '(.*)'\.$/s.test(error.message);

@@ -3,8 +3,10 @@ import {
   invalidValue,
   isObject,
   knownColumn,
+  referencedRowRefusal,
   text,
   transactionConflict,
+  uniqueRefusal,
   wordList,
 } from '../core/refusal-helpers';
 
@@ -206,24 +208,14 @@ function uniqueViolation(message: string, context: WriteContext): DatabaseRefusa
   const field =
     primary ??
     (key && key !== 'PRIMARY' && context.columns.length > 0 ? knownColumn(key, context) : null);
-  if (!field)
-    return {
-      code: 'UNIQUE_VIOLATION',
-      field: null,
-      message: 'A row with these values already exists',
-    };
+  if (!field) return uniqueRefusal(null);
   // `Duplicate entry '<value>' for key …`: the value, for naming the row of a multi-row INSERT.
   const head = "Duplicate entry '";
   const value =
     message.startsWith(head) && message[at - 1] === "'"
       ? message.slice(head.length, at - 1)
       : undefined;
-  return {
-    code: 'UNIQUE_VIOLATION',
-    field,
-    message: `A row with this ${field} already exists`,
-    ...(value === undefined ? {} : { value }),
-  };
+  return { ...uniqueRefusal([field]), ...(value === undefined ? {} : { value }) };
 }
 
 /** The parts of a foreign-key error's detail `(`db`.`t`, CONSTRAINT `c` FOREIGN KEY (…) REFERENCES `p` (…))`. */
@@ -309,21 +301,7 @@ function hasDependents(message: string, context: WriteContext): DatabaseRefusal 
   const detail = foreignKeyDetail(message);
   const referenced = detail?.referencedColumns.map((c) => knownColumn(c, context)) ?? [];
   const field = referenced.length > 0 && referenced.every((c) => c !== null) ? referenced[0] : null;
-  const others = detail?.table ? `rows in ${detail.table}` : 'other rows';
-  if (context.operation === 'delete') {
-    return {
-      code: 'FOREIGN_KEY_VIOLATION',
-      field,
-      message: `This row cannot be deleted: ${others} refer to it`,
-    };
-  }
-  return {
-    code: 'FOREIGN_KEY_VIOLATION',
-    field,
-    message: field
-      ? `${field} cannot be changed: ${others} refer to this row`
-      : `This row cannot be changed: ${others} refer to it`,
-  };
+  return referencedRowRefusal(context.operation, field, detail?.table || undefined);
 }
 
 function valueTooLong(message: string, context: WriteContext): DatabaseRefusal {

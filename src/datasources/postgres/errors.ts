@@ -3,8 +3,10 @@ import {
   invalidValue,
   isObject,
   knownColumn,
+  referencedRowRefusal,
   text,
   transactionConflict,
+  uniqueRefusal,
   wordList,
 } from '../core/refusal-helpers';
 
@@ -148,18 +150,8 @@ function pgFields(error: unknown): PgErrorFields | null {
 
 function uniqueViolation(fields: PgErrorFields, context: WriteContext): DatabaseRefusal {
   const columns = keyColumns(fields.detail, context);
-  if (!columns)
-    return {
-      code: 'UNIQUE_VIOLATION',
-      field: null,
-      message: 'A row with these values already exists',
-    };
-  return {
-    code: 'UNIQUE_VIOLATION',
-    field: columns[0],
-    message: `A row with this ${wordList(columns)} already exists`,
-    ...keyValue(fields.detail, columns),
-  };
+  if (!columns) return uniqueRefusal(null);
+  return { ...uniqueRefusal(columns), ...keyValue(fields.detail, columns) };
 }
 
 /**
@@ -188,21 +180,7 @@ function foreignKeyViolation(fields: PgErrorFields, context: WriteContext): Data
     const from =
       fields.table ??
       /is still referenced from table "((?:[^"]|"")+)"/.exec(detail)?.[1]?.replace(/""/g, '"');
-    const others = from ? `rows in ${from}` : 'other rows';
-    if (context.operation === 'delete') {
-      return {
-        code: 'FOREIGN_KEY_VIOLATION',
-        field,
-        message: `This row cannot be deleted: ${others} refer to it`,
-      };
-    }
-    return {
-      code: 'FOREIGN_KEY_VIOLATION',
-      field,
-      message: field
-        ? `${field} cannot be changed: ${others} refer to this row`
-        : `This row cannot be changed: ${others} refer to it`,
-    };
+    return referencedRowRefusal(context.operation, field, from || undefined);
   }
   if (!columns)
     return {

@@ -5,7 +5,7 @@ import {
   soleColumnOf,
   text,
   transactionConflict,
-  wordList,
+  uniqueRefusal,
 } from '../core/refusal-helpers';
 
 /**
@@ -57,18 +57,7 @@ export function translateSqliteError(
   if (code === 'SQLITE_BUSY' || code?.startsWith('SQLITE_BUSY_')) return transactionConflict();
   switch (kindOf(code, message)) {
     case 'unique': {
-      const columns = listedColumns(message, context);
-      if (!columns)
-        return {
-          code: 'UNIQUE_VIOLATION',
-          field: null,
-          message: 'A row with these values already exists',
-        };
-      return {
-        code: 'UNIQUE_VIOLATION',
-        field: columns[0],
-        message: `A row with this ${wordList(columns)} already exists`,
-      };
+      return uniqueRefusal(listedColumns(message, context));
     }
     case 'notnull': {
       const field = listedColumns(message, context)?.[0] ?? null;
