@@ -45,6 +45,9 @@ jest.setTimeout(180_000);
   const pageErrors: string[] = [];
   /** A password the pages must never show back, nor the service answer. */
   const SECRET = `Wr0ng-${Math.random().toString(36).slice(2)}-pw`;
+  /** Logins of the moved database (server-wide: unique names, dropped after). */
+  const suffix = Math.random().toString(36).slice(2, 8);
+  const LOGINS = { reader: `tg_pm_reader_${suffix}`, writer: `tg_pm_writer_${suffix}` };
 
   beforeAll(async () => {
     db = await createPgDatabase('tg_pages_model');
@@ -89,6 +92,8 @@ jest.setTimeout(180_000);
   afterAll(async () => {
     await browser?.close();
     await run?.close();
+    for (const login of Object.values(LOGINS))
+      await moved?.exec(`DROP OWNED BY ${login}; DROP ROLE ${login}`).catch(() => undefined);
     await db?.drop();
     await moved?.drop();
   });
@@ -395,10 +400,10 @@ jest.setTimeout(180_000);
     for (const label of ['Host', 'Database', 'User', 'Password'])
       expect(await edit.getByLabel(label, { exact: true }).inputValue()).toBe('');
     await edit.getByLabel('Name', { exact: true }).fill('Shop database');
-    await edit.getByLabel('Host').fill('127.0.0.1');
+    await edit.getByLabel('Host', { exact: true }).fill('127.0.0.1');
     await edit.getByLabel('Database', { exact: true }).fill(db.name);
-    await edit.getByLabel('User').fill('nobody_here');
-    await edit.getByLabel('Password').fill(SECRET);
+    await edit.getByLabel('User', { exact: true }).fill('nobody_here');
+    await edit.getByLabel('Password', { exact: true }).fill(SECRET);
     await edit.getByRole('button', { name: 'Save datasource Shop DB' }).click();
     await edit
       .getByRole('alert')
@@ -412,7 +417,7 @@ jest.setTimeout(180_000);
     expect(JSON.stringify(listed.body)).not.toMatch(/postgres:|password|127\.0\.0\.1/);
 
     // Moved to another database: the service's open connections give way to the new URL.
-    await edit.getByLabel('User').fill('postgres');
+    await edit.getByLabel('User', { exact: true }).fill('postgres');
     await edit.getByLabel('Database', { exact: true }).fill(moved.name);
     await edit.getByRole('button', { name: 'Save datasource Shop DB' }).click();
     await page.getByRole('status').getByText('Datasource “Shop database” saved.').waitFor();
@@ -439,6 +444,64 @@ jest.setTimeout(180_000);
     expect((await run.http('GET', `/api/apps/${appId}/datasources`, { token })).body).toHaveLength(
       1,
     );
+  });
+
+  it("sets the datasource's time zone and read-only login, never showing the login back", async () => {
+    await moved.exec(`
+      CREATE ROLE ${LOGINS.reader} LOGIN; CREATE ROLE ${LOGINS.writer} LOGIN;
+      GRANT SELECT ON customers TO ${LOGINS.reader}, ${LOGINS.writer};
+      GRANT UPDATE ON customers TO ${LOGINS.writer};
+    `);
+    const token = await run.adminToken();
+    const stored = async () =>
+      (
+        (await run.http('GET', `/api/apps/${appId}/datasources`, { token })).body as {
+          name: string;
+          timeZone: string;
+          readOnlyLogin: boolean;
+        }[]
+      ).find((d) => d.name === 'Shop database')!;
+    const card = page.getByRole('region', { name: 'Shop database' });
+    const facts = async () => (await card.locator('dl').innerText()).replace(/\s+/g, ' ');
+    expect(await facts()).toMatch(/Time zone UTC Read-only login None: query-kind SQL APIs run/);
+    await card.getByRole('button', { name: 'Edit connection of Shop database' }).click();
+    const edit = card.getByRole('form', { name: 'Edit Shop database' });
+    await edit.getByLabel('Time zone').selectOption('America/Sao_Paulo');
+
+    // A login that may write is refused with what it may write; nothing is saved.
+    await edit.getByLabel('Read-only user').fill(LOGINS.writer);
+    await edit.getByLabel('Read-only password').fill(SECRET);
+    await edit.getByRole('button', { name: 'Save datasource Shop database' }).click();
+    const alert = edit.getByRole('alert');
+    await alert.getByText(/this login may write/).waitFor();
+    expect(await alert.innerText()).toContain('the login may write 1 table (public.customers)');
+    expect(await alert.innerText()).not.toContain(SECRET);
+    await look('model-07b-read-only-login-refused');
+    expect(await stored()).toMatchObject({ timeZone: 'UTC', readOnlyLogin: false });
+
+    // A login of SELECT only is taken with the zone; the card says so, never the login.
+    await edit.getByLabel('Read-only user').fill(LOGINS.reader);
+    await edit.getByRole('button', { name: 'Save datasource Shop database' }).click();
+    await page.getByRole('status').getByText('Datasource “Shop database” saved.').waitFor();
+    await card.getByText('Set: query-kind SQL APIs run with it').waitFor();
+    expect(await facts()).toMatch(/Time zone America\/Sao_Paulo Read-only login Set/);
+    expect(await stored()).toMatchObject({ timeZone: 'America/Sao_Paulo', readOnlyLogin: true });
+    const html = await page.content();
+    expect(html).not.toContain(SECRET);
+    expect(html).not.toContain(LOGINS.reader);
+
+    // Editing again starts empty: the login is replaced or removed, never shown.
+    await card.getByRole('button', { name: 'Edit connection of Shop database' }).click();
+    expect(await edit.getByLabel('Read-only user').inputValue()).toBe('');
+    expect(await edit.getByLabel('Time zone').inputValue()).toBe('America/Sao_Paulo');
+    await look('model-07c-read-only-login-set');
+    await edit.getByLabel('Remove the read-only login').check();
+    await edit.getByLabel('Time zone').selectOption('UTC');
+    await edit.getByRole('button', { name: 'Save datasource Shop database' }).click();
+    await card
+      .getByText('None: query-kind SQL APIs run with the connection’s login, read-only')
+      .waitFor();
+    expect(await stored()).toMatchObject({ timeZone: 'UTC', readOnlyLogin: false });
   });
 
   it('renames the app, sets its domain, and deletes it past the 409 naming its APIs', async () => {
