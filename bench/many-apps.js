@@ -16,11 +16,16 @@
  *
  *   BENCH_APPS=2000 BENCH_APP_TABLES=20 BENCH_APP_ROUNDS=3 BENCH_CONNECTIONS=16 npm run bench:apps
  *   BENCH_SCHEMA_CACHE_BYTES sets the service's SCHEMA_CACHE_BYTES (default: the service's).
+ *   BENCH_HEAP_SNAPSHOT_DIR=<dir> writes the service's heap snapshots there (`--heapsnapshot-signal`):
+ *   `idle-<pid>.heapsnapshot` after the restart and `built-<pid>.heapsnapshot` after every app's
+ *   first call, and the template's definition (`definition.json`, which `node --expose-gc
+ *   bench/schema-build.js <dir>/definition.json` measures); `node bench/apps-heap.js <idle> <built>
+ *   <apps>` compares the two. Run it with a few hundred apps (a snapshot of 2,000 takes GBs).
  *   Writes bench/results/apps-<date>.md (run alone) or a section of bench/results/<date>.md.
  */
 const Database = require('better-sqlite3');
 const { randomUUID } = require('node:crypto');
-const { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } = require('node:fs');
 const { cpus, tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Client } = require('pg');
@@ -142,6 +147,40 @@ async function cloneApps(metaUrl, dataDir, templateId, n) {
   }
 }
 
+/**
+ * Makes the service write a heap snapshot (it runs with `--heapsnapshot-signal=SIGUSR2` in `dir`)
+ * and renames it `<name>-<pid>.heapsnapshot` once written (its size stops growing).
+ */
+async function heapSnapshot(pid, dir, name) {
+  const before = new Set(readdirSync(dir));
+  process.kill(pid, 'SIGUSR2');
+  let file = null;
+  let size = -1;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 2000));
+    file ??= readdirSync(dir).find((f) => f.endsWith('.heapsnapshot') && !before.has(f)) ?? null;
+    if (!file) continue;
+    const now = statSync(join(dir, file)).size;
+    if (now === size && now > 0) break;
+    size = now;
+  }
+  const renamed = join(dir, `${name}-${pid}.heapsnapshot`);
+  renameSync(join(dir, file), renamed);
+  console.log(`Many apps: heap snapshot ${renamed} (${Math.round(size / 1048576)} MB)`);
+}
+
+/** Runs `start` with BENCH_NODE_ARGS extended by `args` (bench/process.js reads it when it spawns). */
+async function withNodeArgs(args, start) {
+  const saved = process.env.BENCH_NODE_ARGS;
+  process.env.BENCH_NODE_ARGS = `${saved ?? ''} ${args}`;
+  try {
+    return await start();
+  } finally {
+    if (saved === undefined) delete process.env.BENCH_NODE_ARGS;
+    else process.env.BENCH_NODE_ARGS = saved;
+  }
+}
+
 const mb = (bytes) => (bytes === undefined ? '–' : (bytes / 1048576).toFixed(1));
 
 /**
@@ -167,6 +206,12 @@ async function manyApps({ pg, redis, apps = 2000, tables = Number(process.env.BE
     ANONYMOUS_RATE_LIMIT_PER_MINUTE: '1000000000',
     ...(process.env.BENCH_SCHEMA_CACHE_BYTES ? { SCHEMA_CACHE_BYTES: process.env.BENCH_SCHEMA_CACHE_BYTES } : {}),
   };
+  const snapshots = process.env.BENCH_HEAP_SNAPSHOT_DIR;
+  if (snapshots) mkdirSync(snapshots, { recursive: true });
+  const startWith = (environment) =>
+    snapshots
+      ? withNodeArgs(`--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}`, () => startService(environment))
+      : startService(environment);
   let service = null;
   const stopService = async () => {
     if (!service || service.exitCode !== null) return;
@@ -178,7 +223,7 @@ async function manyApps({ pg, redis, apps = 2000, tables = Number(process.env.BE
   try {
     console.log(`Many apps: the template app (${tables} tables) over REST…`);
     const setupStarted = performance.now();
-    let started = await startService(env);
+    let started = await startWith(env);
     service = started.child;
     let call = rest(started.base, (await rest(started.base)('POST', '/api/auth/login', { email: 'bench@localhost', password: 'bench-password' })).token);
     const app = await call('POST', '/api/apps', { name: 'apps', address: 'apps-0' });
@@ -199,9 +244,17 @@ async function manyApps({ pg, redis, apps = 2000, tables = Number(process.env.BE
 
     console.log(`Many apps: copying the template's metadata for ${apps - 1} more apps…`);
     await cloneApps(meta.url, dir, app.id, apps);
-    started = await startService(env);
+    started = await startWith(env);
     service = started.child;
     const { base } = started;
+    if (snapshots) {
+      const db = new Client({ connectionString: meta.url });
+      await db.connect();
+      const { rows } = await db.query('SELECT definition FROM app_version WHERE app_id = $1', [app.id]);
+      await db.end();
+      writeFileSync(join(snapshots, 'definition.json'), rows[0].definition);
+      await heapSnapshot(service.pid, snapshots, 'idle');
+    }
     const setupSeconds = (performance.now() - setupStarted) / 1000;
     call = rest(base, (await rest(base)('POST', '/api/auth/login', { email: 'bench@localhost', password: 'bench-password' })).token);
     const idle = Math.round(rssMb(service.pid));
@@ -215,6 +268,7 @@ async function manyApps({ pg, redis, apps = 2000, tables = Number(process.env.BE
     console.log(`Many apps: first call of each of ${apps} apps…`);
     const first = await round(base, addresses, body, connections, service.pid);
     const m1 = await schemaMetrics(base);
+    if (snapshots) await heapSnapshot(service.pid, snapshots, 'built');
     const steady = [];
     for (let r = 1; r < rounds; r++) {
       console.log(`Many apps: steady round ${r} of ${rounds - 1}…`);
@@ -253,7 +307,7 @@ async function manyApps({ pg, redis, apps = 2000, tables = Number(process.env.BE
     return [
       `## ${apps.toLocaleString('en')} apps of ${tables} tables, called round-robin (issue 25 item 4; \`npm run bench:apps\`)`,
       '',
-      `Machine: ${cpus().length} cores, node ${process.version}. Each app: its own SQLite file (${tables} tables of 10 rows, each with a foreign key to the previous table), one public, published Table API per table; the service built, NODE_ENV=production, PostgreSQL metadata${redis ? ', Redis' : ''}, ${process.env.BENCH_SCHEMA_CACHE_BYTES ? `SCHEMA_CACHE_BYTES=${process.env.BENCH_SCHEMA_CACHE_BYTES} (${mb(Number(process.env.BENCH_SCHEMA_CACHE_BYTES))} MB of estimated heap)` : 'the default SCHEMA_CACHE_BYTES (256 MiB of estimated heap)'}, the default DOCUMENT_CACHE_BYTES. Setup: one template app over the builder REST, its metadata rows copied in SQL for the others, the service restarted on that store: ${Math.round(setupSeconds)} s in all. Anonymous callers, ${connections} at a time, each app called once per round in turn, with \`getT07(take: 5, order: [{id: ASC}]) { id name amount at }\` sent with variables; every answer checked to be rows (${errors} errors${firstError ? `; first: ${firstError}` : ''}; ${resets} requests sent again after a kept-alive socket was reset).`,
+      `Machine: ${cpus().length} cores, node ${process.version}. Each app: its own SQLite file (${tables} tables of 10 rows, each with a foreign key to the previous table), one public, published Table API per table; the service built, NODE_ENV=production, PostgreSQL metadata${redis ? ', Redis' : ''}, ${process.env.BENCH_SCHEMA_CACHE_BYTES ? `SCHEMA_CACHE_BYTES=${process.env.BENCH_SCHEMA_CACHE_BYTES} (${mb(Number(process.env.BENCH_SCHEMA_CACHE_BYTES))} MB of estimated heap)` : 'the default SCHEMA_CACHE_BYTES (640 MiB of estimated heap)'}, the default DOCUMENT_CACHE_BYTES. Setup: one template app over the builder REST, its metadata rows copied in SQL for the others, the service restarted on that store: ${Math.round(setupSeconds)} s in all. Anonymous callers, ${connections} at a time, each app called once per round in turn, with \`getT07(take: 5, order: [{id: ASC}]) { id name amount at }\` sent with variables; every answer checked to be rows (${errors} errors${firstError ? `; first: ${firstError}` : ''}; ${resets} requests sent again after a kept-alive socket was reset).`,
       '',
       '| round | calls | wall s | calls/s | schema builds | builds/s | p50 / p99 / max ms | RSS MB (highest in the round) |',
       '|---|---:|---:|---:|---:|---:|---|---:|',
@@ -261,7 +315,7 @@ async function manyApps({ pg, redis, apps = 2000, tables = Number(process.env.BE
       `| steady (${steady.length} rounds) | ${all.length} | ${steady.reduce((n, r) => n + r.seconds, 0).toFixed(1)} | ${Math.round(all.length / steady.reduce((n, r) => n + r.seconds, 0))} | ${steadyBuilds} | – | ${s.p50} / ${s.p99} / ${s.max} | ${Math.max(...steady.map((r) => r.rss))} |`,
       `| after a model change on ${changed.length} apps | ${after.ms.length} | ${after.seconds.toFixed(1)} | ${Math.round(after.ms.length / after.seconds)} | ${changeBuilds} | – | ${a.p50} / ${a.p99} / ${a.max} | ${after.rss} |`,
       '',
-      `Schema cache after the run: ${m3.views ?? '–'} audience views (${mb(m3.viewBytes)} MB estimated) over ${m3.types ?? '–'} version type sets (${mb(m3.typeBytes)} MB estimated); Node heap used ${mb(m3.heap)} MB. RSS: ${idle} MB idle after the restart, ${rss} MB highest while calling, ${end} MB at the end, ${peak} MB peak (VmHWM).`,
+      `Schema cache after the run: ${m3.views ?? '–'} audience views (${mb(m3.viewBytes)} MB estimated) over ${m3.types ?? '–'} version type sets (${mb(m3.typeBytes)} MB estimated); Node heap used ${mb(m0.heap)} MB before the first call and ${mb(m3.heap)} MB after the run (not collected first: an upper bound of what is live), against the cache's estimate of ${mb(m3.viewBytes + m3.typeBytes)} MB. RSS: ${idle} MB idle after the restart, ${rss} MB highest while calling, ${end} MB at the end, ${peak} MB peak (VmHWM).`,
       '',
       `Targets: RSS < 1 GB: ${peak < 1024 ? 'met' : 'missed'} (${peak} MB peak); no rebuild storm (one build per app on first use, none in steady rounds, exactly one per changed app after a model change): ${storm ? 'met' : 'missed'} (${firstBuilds} / ${steadyBuilds} / ${changeBuilds}).`,
     ];

@@ -63,7 +63,7 @@ describe('loadConfig defaults', () => {
         relationFilters: 8,
         responseBytes: 32 * 1024 * 1024,
         documentCacheBytes: 32 * 1024 * 1024,
-        schemaCacheBytes: 256 * 1024 * 1024,
+        schemaCacheBytes: 640 * 1024 * 1024,
         schemaBuildsPerAppPerSecond: 10,
       },
       datasources: { statementTimeoutMs: 5_000, poolSize: 10, acquireTimeoutMs: 2_000 },

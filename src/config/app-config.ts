@@ -148,7 +148,8 @@ export interface RequestLimits {
   documentCacheBytes: number;
   /**
    * `SCHEMA_CACHE_BYTES`: estimated heap of the cached schemas of every app together (a version's
-   * types and each audience's root types), default 256 MiB: about 2,500 apps of a few tables.
+   * types and each audience's root types), default 640 MiB: 2,000 apps of 20 tables (~0.27 MiB
+   * each) with room to spare, within 1 GB of RSS (`npm run bench:apps`).
    */
   schemaCacheBytes: number;
   /**
@@ -297,7 +298,7 @@ export function loadConfig(env: Env, defaults: { demo: boolean }): AppConfig {
       bulkRows: intIn(env, 'LIMIT_BULK_ROWS', 1_000, 1, 100_000),
       responseBytes: intIn(env, 'LIMIT_RESPONSE_BYTES', 32 * 1024 * 1024, 1024, 2 ** 31 - 1),
       documentCacheBytes: intIn(env, 'DOCUMENT_CACHE_BYTES', 32 * 1024 * 1024, 0, 2 ** 31 - 1),
-      schemaCacheBytes: intIn(env, 'SCHEMA_CACHE_BYTES', 256 * 1024 * 1024, 1, 2 ** 40),
+      schemaCacheBytes: intIn(env, 'SCHEMA_CACHE_BYTES', 640 * 1024 * 1024, 1, 2 ** 40),
       schemaBuildsPerAppPerSecond: intIn(env, 'SCHEMA_BUILDS_PER_APP_PER_SECOND', 10, 1, 10_000),
     },
     datasources: {

@@ -14,6 +14,8 @@ import { VersionsService } from '../platform/versions.service';
 import { CompiledDocument, compileDocument, DocumentCache } from './request/compiled-operation';
 import { AudienceView, BUILDER, PUBLISHED } from './request/audience';
 import { BuiltSchema, DefinitionClash, VersionTypes } from './schema-builder';
+import { trimSchema } from './schema-footprint';
+import { SHARED_TYPE_NAMES } from './scalars';
 import { LocalThrottlerStorage } from '../rate-limits/local-throttler-storage';
 
 /** A cached schema of one (version, revision, audience), ready to compile documents against. */
@@ -25,31 +27,51 @@ export interface ExecutableSchema extends BuiltSchema {
 }
 
 /**
- * Heap per field or argument, in bytes, measured with `bench/schema-build.js` (heap after a full
- * collection, models of 50 to 1,000 tables): an audience's root types hold ~300 B per root field or
- * argument, a version's shared types ~650 B per field or argument (their closures and plans
- * included). Rounded up so the estimate errs on the side of memory.
+ * Heap in bytes, measured with `node --expose-gc bench/schema-build.js` (heap after full
+ * collections, schemas trimmed as the cache trims them, `trimSchema`; the 20-table app of
+ * `npm run bench:apps` and synthetic models of 4 to 400 tables with every action; least squares
+ * over them, each within 6 %), rounded up so the estimate errs on the side of memory (5 to 20 %
+ * above the measured heap):
+ * - a version's types: ~380 B per field or argument of its own object and input types (field
+ *   objects, closures, plans, descriptions, and the model they read) and ~90 B per root field or
+ *   argument (the operations' configurations it keeps to derive views);
+ * - an audience's view: ~175 B per root field or argument (its root types) and ~175 B per named
+ *   type of its schema (the schema's type map), plus ~80 B per named type for the copy of that
+ *   map graphql-jit compiles against (`jit-compile.ts`).
  */
-const ROOT_FIELD_BYTES = 400;
-const TYPE_FIELD_BYTES = 800;
+const TYPE_FIELD_BYTES = 380;
+const TYPE_ROOT_FIELD_BYTES = 90;
+const VIEW_ROOT_FIELD_BYTES = 180;
+const VIEW_TYPE_BYTES = 256;
 /**
  * What a version's types, or a view, weighs while it is being built (its real weight is known
- * once built): about a small app's (five tables' types weigh ~60 KiB, a view ~15 KiB), so a
- * build in progress neither evicts much more than it will need nor goes uncounted.
+ * once built): less than the smallest app's (a four-table app's types weigh ~100 KiB, a view
+ * ~45 KiB), so a build in progress neither evicts more than it will need nor goes uncounted.
  */
 const BUILDING_BYTES = 16 * 1024;
 
+/** Types every schema holds, shared by all (`scalars.ts`): they weigh nothing per app. */
+const SHARED_TYPES = new Set(SHARED_TYPE_NAMES);
+
 /**
- * The estimated heap of a built schema, in bytes: `view` for its root types' fields and arguments
- * (what each audience's view holds on its own), `types` for every other type's (what a version's
- * types hold once for all its audiences). Linear in the schema's fields.
+ * The estimated heap of a built, trimmed schema, in bytes (weights above): `view` for what its
+ * audience's view holds on its own (root types, type map), `types` for its version's types (held
+ * once for all its audiences; a view that shows more of them weighs them more). Linear in the
+ * schema's fields and types; `bench/schema-build.js` prints it beside the measured heap.
  */
 export function schemaBytes(schema: GraphQLSchema): { view: number; types: number } {
-  const roots = new Set([schema.getQueryType(), schema.getMutationType()]);
+  const roots = new Set([
+    schema.getQueryType(),
+    schema.getMutationType(),
+    schema.getSubscriptionType(),
+  ]);
   let root = 0;
   let other = 0;
+  let named = 0;
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith('__')) continue;
+    named++;
+    if (SHARED_TYPES.has(type.name)) continue;
     if (!isObjectType(type) && !isInputObjectType(type)) continue;
     let n = 0;
     for (const field of Object.values(type.getFields())) {
@@ -58,7 +80,10 @@ export function schemaBytes(schema: GraphQLSchema): { view: number; types: numbe
     if (roots.has(type as never)) root += n;
     else other += n;
   }
-  return { view: 1024 + root * ROOT_FIELD_BYTES, types: 1024 + other * TYPE_FIELD_BYTES };
+  return {
+    view: 1024 + root * VIEW_ROOT_FIELD_BYTES + named * VIEW_TYPE_BYTES,
+    types: 1024 + other * TYPE_FIELD_BYTES + root * TYPE_ROOT_FIELD_BYTES,
+  };
 }
 
 /** An audience's view in the cache: being built or built, and its weight once known. */
@@ -75,7 +100,10 @@ interface CachedView {
  */
 interface CachedVersion {
   types: Promise<VersionTypes>;
+  /** {@link BUILDING_BYTES} until a view is built, then the largest of its views' estimates. */
   typeBytes: number;
+  /** Whether a view has weighed the types yet. */
+  weighed: boolean;
   views: Map<string, CachedView>;
 }
 
@@ -313,7 +341,12 @@ export class SchemaProviderService implements OnModuleInit, OnModuleDestroy {
       this.versions.definition(head.versionId),
       this.datasources.capabilities(head.appId),
     ]).then(([def, capabilities]) => new VersionTypes(def, capabilities));
-    const entry: CachedVersion = { types, typeBytes: BUILDING_BYTES, views: new Map() };
+    const entry: CachedVersion = {
+      types,
+      typeBytes: BUILDING_BYTES,
+      weighed: false,
+      views: new Map(),
+    };
     this.cache.set(versionKey, { version: entry });
     types.catch(() => {
       if (this.cache.peek(versionKey)?.version === entry) this.cache.delete(versionKey);
@@ -344,11 +377,15 @@ export class SchemaProviderService implements OnModuleInit, OnModuleDestroy {
     try {
       const started = process.hrtime.bigint();
       const built = (await entry.types).schemaFor(audience);
+      // Before it is weighed and cached: a third of a schema's heap is graphql-js's empty parts.
+      trimSchema(built.schema);
       const errors = validateSchema(built.schema);
       if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
-      // The types are built lazily by their first audience: both weights are known now.
+      // The types are weighed by the views built from them: a view showing more of them (a
+      // builder's, with mutations' inputs) weighs them more.
       const bytes = schemaBytes(built.schema);
-      if (entry.typeBytes === BUILDING_BYTES) entry.typeBytes = bytes.types;
+      entry.typeBytes = entry.weighed ? Math.max(entry.typeBytes, bytes.types) : bytes.types;
+      entry.weighed = true;
       const view = entry.views.get(audience.key);
       if (view) view.bytes = bytes.view;
       this.weigh(`${head.versionId}:${head.revision}`, entry);
