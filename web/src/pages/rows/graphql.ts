@@ -1,4 +1,4 @@
-import { ApiError, describeError } from '../../shared/api';
+import { ApiError, describeError, get } from '../../shared/api';
 
 /**
  * The row browser's one way to the GraphQL endpoint (issue 27 item 6): `POST
@@ -34,7 +34,7 @@ export class GraphQLRequestError extends ApiError {
 
 /**
  * Sends `query` with `variables` to the app at `address` as the signed-in builder and answers
- * `data`.
+ * `data`. A refusal after the session ended leads to sign-in, as any REST call of the pages does.
  * @throws GraphQLRequestError for an answer with errors (any data in it is dropped: a write
  *   either happened whole or not at all, CONTRACT.md §6) or a status ≥ 400.
  */
@@ -61,6 +61,10 @@ export async function sendGraphQL<T>(
       null,
     );
   }
+  // Without a session the endpoint answers as to an anonymous caller (401 "Invalid API key", or
+  // 400 for an operation the anonymous schema lacks): on a refusal, a REST call finds out whether
+  // the session is gone, and then the pages go to sign-in (api.ts).
+  if (!res.ok) await get('/api/apps').catch(() => undefined);
   const errors = body.errors ?? [];
   if (errors.length > 0 || !res.ok || body.data == null) {
     const first = errors[0];
