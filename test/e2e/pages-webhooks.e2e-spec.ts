@@ -144,6 +144,11 @@ class Receiver {
     );
     for (const event of ['inserted', 'updated', 'deleted'])
       expect(await page.getByRole('checkbox', { name: `Rows ${event}` }).isChecked()).toBe(true);
+    // SQL APIs that write are offered beside Table APIs; the demo has none.
+    await page
+      .getByRole('group', { name: 'SQL APIs it listens to' })
+      .getByText('This app has no mutation-kind SQL APIs.')
+      .waitFor();
     await page.getByRole('button', { name: 'Create webhook' }).click();
 
     const panel = page.getByRole('region', { name: /Signing secret of “Receiver”/ });

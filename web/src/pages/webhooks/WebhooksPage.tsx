@@ -14,13 +14,14 @@ import type {
   CreatedWebhook,
   Delivery,
   RotatedSecret,
+  SqlApiChoice,
   Webhook,
   WebhookBody,
 } from './webhook-types';
 
 /**
  * The webhooks of one app (issue 28 item 1, `/apps/:appId/webhooks`, README "Webhooks"): each
- * webhook with its URL, Table APIs, events and state (on, off, suspended with the reason,
+ * webhook with its URL, Table and SQL APIs, events and state (on, off, suspended with the reason,
  * failing since), a form to create one (its `whsec_` secret shown once with a copy button), edit,
  * switch on or off, rotate the secret (asks first; the new secret shown once), delete (asks
  * first), and each webhook's delivery log with Retry. Dates in the reader's language and zone.
@@ -40,6 +41,11 @@ function Webhooks({ app }: { app: App }) {
   const base = `/api/apps/${seg(app.id)}`;
   const hooks = useLoad(() => get<Webhook[]>(`${base}/webhooks`), app.id);
   const apis = useLoad(() => get<TableApi[]>(`${base}/apis`), app.id);
+  const sqlApis = useLoad(
+    async () =>
+      (await get<SqlApiChoice[]>(`${base}/sql-apis`)).filter((a) => a.kind === 'mutation'),
+    app.id,
+  );
   const [shown, setShown] = useState<ShownSecret | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<{ message: string; details: string[] } | null>(null);
@@ -54,8 +60,9 @@ function Webhooks({ app }: { app: App }) {
   return (
     <>
       <p className="lead">
-        A webhook sends the committed changes of rows to a URL, signed per Standard Webhooks.
-        Webhooks belong to your working version: they fire once it is{' '}
+        A webhook sends the committed changes of rows, and the committed calls of SQL APIs that
+        write, to a URL, signed per Standard Webhooks. Webhooks belong to your working version: they
+        fire once it is{' '}
         <Link to={`/apps/${seg(app.id)}/versions`}>published as the main version</Link>.
       </p>
       {shown && (
@@ -73,9 +80,11 @@ function Webhooks({ app }: { app: App }) {
       <h2 ref={top} tabIndex={-1}>
         Webhooks
       </h2>
-      {(hooks.loading || apis.loading) && !hooks.data && <Loading what="the webhooks" />}
-      <ErrorMessage error={hooks.error ?? apis.error} />
-      {hooks.data && apis.data && (
+      {(hooks.loading || apis.loading || sqlApis.loading) && !hooks.data && (
+        <Loading what="the webhooks" />
+      )}
+      <ErrorMessage error={hooks.error ?? apis.error ?? sqlApis.error} />
+      {hooks.data && apis.data && sqlApis.data && (
         <>
           {hooks.data.length === 0 && <p>No webhooks yet.</p>}
           {hooks.data.map((hook) => (
@@ -84,6 +93,7 @@ function Webhooks({ app }: { app: App }) {
               base={base}
               hook={hook}
               apis={apis.data!}
+              sqlApis={sqlApis.data!}
               onChanged={(text) => {
                 say(text);
                 hooks.reload();
@@ -100,6 +110,7 @@ function Webhooks({ app }: { app: App }) {
             <WebhookForm
               key={formKey}
               apis={apis.data}
+              sqlApis={sqlApis.data}
               initial={{
                 name: '',
                 url: '',
@@ -147,6 +158,7 @@ function WebhookCard({
   base,
   hook,
   apis,
+  sqlApis,
   onChanged,
   onSecret,
   onError,
@@ -154,6 +166,7 @@ function WebhookCard({
   base: string;
   hook: Webhook;
   apis: TableApi[];
+  sqlApis: SqlApiChoice[];
   onChanged: (notice: string) => void;
   onSecret: (shown: ShownSecret) => void;
   onError: (error: unknown) => void;
@@ -163,7 +176,9 @@ function WebhookCard({
   const [asking, setAsking] = useState<'rotate' | 'delete' | null>(null);
   const [showLog, setShowLog] = useState(false);
   const state = stateOf(hook);
-  const apiNames = hook.apis.map((id) => apis.find((a) => a.id === id)?.name ?? id);
+  const apiNames = hook.apis.map(
+    (id) => [...apis, ...sqlApis].find((a) => a.id === id)?.name ?? id,
+  );
   const titleId = `webhook-${hook.id}-title`;
 
   const bodyOf = (enabled: boolean): WebhookBody => ({
@@ -189,6 +204,7 @@ function WebhookCard({
       {editing ? (
         <WebhookForm
           apis={apis}
+          sqlApis={sqlApis}
           initial={bodyOf(hook.enabled)}
           submitLabel="Save webhook"
           onCancel={() => setEditing(false)}

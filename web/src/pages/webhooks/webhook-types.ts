@@ -9,13 +9,24 @@ export const WEBHOOK_EVENTS = ['inserted', 'updated', 'deleted'] as const;
 /** One of {@link WEBHOOK_EVENTS}. */
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
+/** The one event a mutation-kind SQL API sends: a committed call. */
+export const SQL_API_EVENT = 'executed' as const;
+
+/** A mutation-kind SQL API a webhook can name, as `GET …/sql-apis` lists it. */
+export interface SqlApiChoice {
+  id: string;
+  name: string;
+  kind: 'query' | 'mutation';
+}
+
 /** What a builder sends to create (`POST`) or replace (`PUT`) a webhook. */
 export interface WebhookBody {
   name: string;
   url: string;
-  /** Table API ids. */
+  /** Table API ids and mutation-kind SQL API ids. */
   apis: string[];
-  events: WebhookEvent[];
+  /** Row events for the Table APIs; `executed` when it names an SQL API. */
+  events: (WebhookEvent | typeof SQL_API_EVENT)[];
   enabled: boolean;
 }
 
