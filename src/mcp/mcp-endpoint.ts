@@ -42,6 +42,20 @@ export function originAllowed(origin: string | undefined, app: Pick<AppView, 'do
 }
 
 /**
+ * Refuses a JSON-RPC batch (a JSON array of messages): the 2025-03-26 revision allowed them, the
+ * 2025-06-18 one removed them, and the SDK's clients never send one. Each HTTP request counts once
+ * against the key's `rateLimitPerMinute`, so a batch would run many tool calls for one count.
+ * @throws DomainError INVALID_INPUT (400) for any array body.
+ */
+export function refuseBatch(body: unknown): void {
+  if (Array.isArray(body))
+    throw new DomainError(
+      ErrorCode.InvalidInput,
+      'Send one JSON-RPC message per request: this endpoint takes no batches',
+    );
+}
+
+/**
  * `POST /api/mcp/:address` (CONTRACT.md §11 "Agents"; README "Agents (MCP)"): the app's MCP
  * endpoint, streamable HTTP and stateless, on the official SDK (`createMcpHandler` of
  * `@modelcontextprotocol/server` 2.x, served to Node by `@modelcontextprotocol/node`; 2025-era
@@ -92,6 +106,7 @@ export class McpEndpoint implements OnModuleDestroy {
     });
     let session: McpSession;
     try {
+      refuseBatch(req.body);
       session = await this.sessionOf(req, res, address, abort);
     } catch (error) {
       this.refuse(res, error);
