@@ -202,7 +202,7 @@ jest.setTimeout(180_000);
     expect((await columnTexts('name'))[0]).toBe('Ana Souza');
   });
 
-  it('filters with the operators of CustomersFilter: equals, then is empty', async () => {
+  it('filters with the operators of CustomersFilter: equals, is empty, is one of and starts with (AND)', async () => {
     await page.getByRole('button', { name: 'Add condition' }).click();
     await page.getByLabel('Column, condition 1').selectOption('city');
     await page.getByLabel('Operator, condition 1').selectOption({ label: 'equals' });
@@ -223,6 +223,20 @@ jest.setTimeout(180_000);
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await countReads('Rows 1–1 of 1');
     expect(await columnTexts('name')).toEqual(['Fábio Rocha']);
+
+    // A list of values, separated by commas, and a second condition on another column (AND).
+    await page.getByLabel('Operator, condition 1').selectOption({ label: 'is one of' });
+    await page.getByLabel('Value, condition 1').fill('Porto, Recife');
+    await page.getByRole('button', { name: 'Add condition' }).click();
+    await page.getByLabel('Column, condition 2').selectOption('name');
+    await page.getByLabel('Operator, condition 2').selectOption({ label: 'starts with' });
+    await page.getByLabel('Value, condition 2').fill('b');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await countReads('Rows 1–1 of 1');
+    expect(await columnTexts('name')).toEqual(['Bruno Lima']);
+    expect(JSON.parse((await page.locator('.rows-sent pre').allInnerTexts())[1]!)).toMatchObject({
+      where: { and: [{ city: { in: ['Porto', 'Recife'] } }, { name: { startsWith: 'b' } }] },
+    });
 
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await countReads(/^Rows 1–8 of 8$/);
