@@ -634,7 +634,10 @@ export class WebhooksService implements OnApplicationBootstrap, OnModuleDestroy 
     if (outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300) {
       await this.finish(row.seq, 'delivered', attempts, outcome.status, null);
       await this.db.query(
-        this.sql('UPDATE webhook_endpoint SET failing_since = NULL WHERE webhook_id = ?'),
+        // Only when it was failing: a success otherwise writes nothing.
+        this.sql(
+          'UPDATE webhook_endpoint SET failing_since = NULL WHERE webhook_id = ? AND failing_since IS NOT NULL',
+        ),
         [webhook.id],
       );
       return;
