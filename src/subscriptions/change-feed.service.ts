@@ -151,9 +151,9 @@ export class ChangeFeedService implements OnModuleInit, OnModuleDestroy {
   // ------------------------------------------------------------------ places per key
 
   /**
-   * Takes one of a key's `limit` places for an open subscription (README "Subscriptions": open
-   * subscriptions count against the key's limits), across instances through Redis; this
-   * instance's count alone while Redis is away.
+   * Takes one of a key's (or an app user's: `user:<id>`) `limit` places for an open subscription
+   * (README "Subscriptions": open subscriptions count against the key's limits), across instances
+   * through Redis; this instance's count alone while Redis is away.
    * @returns the place's id to {@link release}, or null when all `limit` places are taken.
    */
   async takePlace(keyId: string, limit: number): Promise<string | null> {

@@ -48,7 +48,7 @@ export const MAX_MESSAGE_BYTES = 256 * 1024;
 export const INIT_TIMEOUT_MS = 5_000;
 /** Subscriptions one connection may hold open at once. */
 export const MAX_PER_CONNECTION = 25;
-/** Subscriptions one API key may hold open at once, across connections and instances. */
+/** Subscriptions one API key (or one app user) may hold open at once, across connections and instances. */
 export const MAX_PER_KEY = 100;
 /** How often an open connection's caller is resolved again (key revoked, token expired). */
 const RECHECK_MS = 60_000;
@@ -312,13 +312,20 @@ export class SubscriptionsServer implements OnModuleDestroy {
         ),
       ];
     const caller = target.caller;
+    // A key's places, and an app user's, are counted across connections and instances.
+    const holder =
+      caller.kind === 'key'
+        ? { id: caller.principal.keyId, name: 'This API key' }
+        : caller.kind === 'app-user'
+          ? { id: `user:${caller.user.userId}`, name: 'This app user' }
+          : null;
     let place: string | null = null;
-    if (caller.kind === 'key') {
-      place = await this.feed.takePlace(caller.principal.keyId, MAX_PER_KEY);
+    if (holder) {
+      place = await this.feed.takePlace(holder.id, MAX_PER_KEY);
       if (!place)
         return [
           errorOf(
-            `This API key has ${MAX_PER_KEY} subscriptions open, the most one key may hold; complete one first`,
+            `${holder.name} has ${MAX_PER_KEY} subscriptions open, the most one key or user may hold; complete one first`,
             'TOO_MANY_REQUESTS',
           ),
         ];
