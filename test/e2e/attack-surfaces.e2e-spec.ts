@@ -516,6 +516,34 @@ postgres.describe('attacks on the surfaces of the last sessions (PostgreSQL)', (
       expect((listed.body as { name: string }[]).map((a) => a.name)).not.toContain('aliased');
     });
 
+    it('refuses a mutation-kind SQL API to a builder viewing as a user, writing nothing', async () => {
+      const saved = await save(
+        'markOrder',
+        "UPDATE orders SET status = 'VIEWAS' WHERE id = 4",
+        'mutation',
+      );
+      expect(saved.status).toBe(201);
+      const id = saved.body.id as string;
+      expect(
+        (await run.http('POST', `/api/apps/${appA}/sql-apis/${id}/publish`, { token })).status,
+      ).toBe(200);
+      expect((await run.http('POST', `/api/apps/${appA}/versions/publish`, { token })).status).toBe(
+        200,
+      );
+      const res = await gql(
+        addressA,
+        { query: 'mutation { markOrder { affected } }' },
+        { token, headers: { 'x-view-as-user': users.ana.id } },
+      );
+      expect(res.status).toBe(403);
+      const status = await gql(
+        addressA,
+        { query: '{ getOrders(where: { status: { eq: "VIEWAS" } }) { id } }' },
+        { headers: { 'x-api-key': key } },
+      );
+      expect(status.body.data.getOrders).toEqual([]);
+    });
+
     it("fails closed when a caller lacks the statement's $user attribute", async () => {
       const saved = await save(
         'mine',
@@ -679,6 +707,53 @@ postgres.describe('attacks on the surfaces of the last sessions (PostgreSQL)', (
       socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: CHANGES } }));
       expect(await closed).toBe(4401);
       expect(messages.join('')).not.toMatch(/"next"/);
+    });
+
+    it('keeps anonymous callers off a non-public API and off columns a public API leaves out', async () => {
+      await publishTableApis(run, token, appA, [
+        {
+          name: 'people',
+          table: 'customers',
+          actions: { select: true, insert: false, update: false, delete: false },
+          fields: { id: true, name: true },
+          public: { select: true },
+        },
+      ]);
+      const open = async (query: string, variables: Record<string, unknown> = {}) => {
+        const got: unknown[] = [];
+        const errors: unknown[] = [];
+        const client = createClient({
+          url: `${run.baseUrl.replace(/^http/, 'ws')}/api/graphql/${addressA}`,
+          webSocketImpl: WebSocket,
+          connectionParams: {},
+          retryAttempts: 0,
+          lazy: true,
+        });
+        let done = false;
+        client.subscribe(
+          { query, variables },
+          {
+            next: (v: any) => (v.errors ? errors.push(...v.errors) : got.push(v.data)),
+            error: (e) => {
+              errors.push(e);
+              done = true;
+            },
+            complete: () => (done = true),
+          },
+        );
+        await until(() => done || errors.length > 0);
+        await client.dispose();
+        return { got, errors: JSON.stringify(errors) };
+      };
+      const orders = await open(CHANGES);
+      expect(orders.got).toEqual([]);
+      expect(orders.errors).toMatch(/onOrdersChanged|Invalid API key|Cannot query field/);
+      const hidden = await open(
+        'subscription($w: PeopleFilter) { onPeopleChanged(where: $w) { key } }',
+        { w: { email: { eq: 'ana@example.com' } } },
+      );
+      expect(hidden.got).toEqual([]);
+      expect(hidden.errors).toMatch(/email/);
     });
 
     // HOLE (src/subscriptions, owner "subs"): a subscription keeps the row rule bound to the app
