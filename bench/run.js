@@ -25,7 +25,8 @@
  *   (for profiling one workload with BENCH_NODE_ARGS, which the floor gets too).
  *   BENCH_PEERS=0 skips PostGraphile; BENCH_APPS=0 skips the 2,000-app run (BENCH_APPS=<n> sets
  *   the number of apps); BENCH_BIG=1 adds Q1/Q2/Q5 on a second dataset of 10 million order lines
- *   (3.3 million orders; generated in SQL in several minutes), floor, service and peers.
+ *   (3.3 million orders; generated in SQL in several minutes), floor, service and peers;
+ *   BENCH_BIG_URL=<postgres url> runs them on such a dataset made before instead (not dropped).
  *   `npm run bench:cpu` (bench/cpu-breakdown.js) records both sides of Q1 with Linux `perf`.
  */
 require('reflect-metadata');
@@ -476,8 +477,11 @@ async function main() {
     if (BIG) try {
       console.log('Generating the 10-million-line PostgreSQL dataset (several minutes)…');
       const t0 = Date.now();
-      const bigData = await createPostgresDataset(PG, `${DB}_big`, BIG_SCALE);
-      cleanups.push(() => bigData.drop());
+      // BENCH_BIG_URL reuses a dataset made before (bench/dataset.js at scale 100/3), kept.
+      const bigData = process.env.BENCH_BIG_URL
+        ? { url: process.env.BENCH_BIG_URL }
+        : await createPostgresDataset(PG, `${DB}_big`, BIG_SCALE);
+      if (bigData.drop) cleanups.push(() => bigData.drop());
       const seconds = Math.round((Date.now() - t0) / 1000);
       const bigApp = await setUpApp(base, token, 'bench-big', 'postgres', bigData.url, ['public.customers', 'public.products', 'public.orders', 'public.order_lines']);
       const bigFloor = await startFloor(bigData.url);
@@ -534,7 +538,7 @@ async function main() {
         ? [
             `## ${n.lines.toLocaleString('en')} order lines (BENCH_BIG=1)`,
             '',
-            `${n.customers.toLocaleString('en')} customers, ${n.products.toLocaleString('en')} products, ${n.orders.toLocaleString('en')} orders, ${n.lines.toLocaleString('en')} order lines, the same shape and indexes, generated with generate_series in ${big.seconds} s. Same service (peak RSS over the whole run: ${rssAll} MB), floor and peers as above.`,
+            `${n.customers.toLocaleString('en')} customers, ${n.products.toLocaleString('en')} products, ${n.orders.toLocaleString('en')} orders, ${n.lines.toLocaleString('en')} order lines, the same shape and indexes, ${process.env.BENCH_BIG_URL ? 'generated before this run (BENCH_BIG_URL)' : `generated with generate_series in ${big.seconds} s`}. Same service (peak RSS over the whole run: ${rssAll} MB), floor and peers as above.`,
             '',
             '| workload | floor req/s | ours req/s | ours / floor | p50 / p99 ms (floor) | p50 / p99 ms (ours) | server CPU ms/req (floor / ours) | PostgreSQL CPU ms/req (floor / ours) | server + PostgreSQL CPU ms/req (floor / ours) | RSS MB under load (ours, peak) | errors (ours) | target |',
             '|---|---:|---:|---:|---|---|---|---|---|---:|---:|---|',
