@@ -565,8 +565,6 @@ export class WebhooksService implements OnApplicationBootstrap, OnModuleDestroy 
       [iso(now)],
     );
     const queue = [...due];
-    // A delivery done may have made its row's next event due: look again at once, not in 1 s.
-    if (due.length) this.again = true;
     const workers = Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
       for (let next = queue.shift(); next && !this.stopped; next = queue.shift()) {
         const sending = this.deliver(next);
@@ -575,6 +573,9 @@ export class WebhooksService implements OnApplicationBootstrap, OnModuleDestroy 
       }
     });
     await Promise.all(workers);
+    // A delivery done may have made its row's next event due: look again at once, not in 1 s
+    // (not after a pass that failed: a store that is away is tried again by the poll).
+    if (due.length) this.again = true;
   }
 
   /** Claims, signs, sends and records one delivery. */
