@@ -5,6 +5,7 @@ import { hash, verify } from '@node-rs/argon2';
 import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { DomainError, ErrorCode, notFound } from '../common/domain-error';
+import { EventsService } from '../events/events.service';
 import { DUMMY_HASH } from '../platform/accounts.service';
 import { AppUserEntity } from './entities/app-user.entity';
 
@@ -57,6 +58,7 @@ export class AppUsersService {
   constructor(
     @InjectRepository(AppUserEntity) private readonly users: Repository<AppUserEntity>,
     private readonly jwt: JwtService,
+    private readonly events: EventsService,
   ) {}
 
   /** Creates a user of `appId`. @throws DomainError CONFLICT when the email is taken in that app. */
@@ -90,7 +92,8 @@ export class AppUsersService {
 
   /**
    * Changes a user's roles, attributes, password or disabled switch. Disabling or a new password
-   * ends the user's sessions (on their next request).
+   * ends the user's sessions (on their next request); any change ends their open subscriptions
+   * that no longer hold (`AppUserChanged`, on every instance before this answers).
    * @throws DomainError NOT_FOUND.
    */
   async update(
@@ -111,6 +114,7 @@ export class AppUsersService {
     if (change.disabled !== undefined) user.disabled = change.disabled;
     if (change.password !== undefined || change.disabled === true) user.sessionEpoch++;
     await this.users.save(user);
+    await this.events.appUserChanged({ appId, userId });
     return view(user);
   }
 

@@ -36,8 +36,18 @@ export interface AccountChanged {
   accountId: string;
 }
 
+/**
+ * An app user's roles, attributes, password or disabled switch changed: what they may read is
+ * different, so their open subscriptions are checked again at once.
+ */
+export interface AppUserChanged {
+  appId: string;
+  userId: string;
+}
+
 interface EventMap {
   ModelChanged: [ModelChanged];
+  AppUserChanged: [AppUserChanged];
   ApiKeyRevoked: [ApiKeyRevoked];
   AppChanged: [AppChanged];
   DatasourceRemoved: [DatasourceRemoved];
@@ -148,6 +158,14 @@ export class EventsService implements OnModuleInit, OnModuleDestroy {
     return this.publish('AccountChanged', event);
   }
 
+  /**
+   * Publishes {@link AppUserChanged}; resolves once Redis has taken the message for the other
+   * instances (so they hold it before the change is answered).
+   */
+  appUserChanged(event: AppUserChanged): Promise<void> {
+    return this.publish('AppUserChanged', event);
+  }
+
   /** Subscribes to one event type; returns the unsubscribe function. */
   on<K extends keyof EventMap>(type: K, listener: (...args: EventMap[K]) => void): () => void {
     this.bus.on(type, listener as never);
@@ -178,7 +196,8 @@ export class EventsService implements OnModuleInit, OnModuleDestroy {
       message.type === 'ApiKeyRevoked' ||
       message.type === 'AppChanged' ||
       message.type === 'DatasourceRemoved' ||
-      message.type === 'AccountChanged'
+      message.type === 'AccountChanged' ||
+      message.type === 'AppUserChanged'
     ) {
       this.bus.emit(message.type, message.payload as never);
     }

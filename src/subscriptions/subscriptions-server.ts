@@ -66,6 +66,11 @@ interface Connection {
   /** Per operation id: the key place it holds (null for other callers) and its queue. */
   operations: Map<string, { place: string | null; queue: ChangeQueue<ChangePayload> | null }>;
   timer: NodeJS.Timeout | null;
+  socket: WebSocket;
+  /** Who the caller is and what bounds their rows, as {@link accessOf} writes it at connect. */
+  access: string;
+  /** `key:<id>` or `user:<id>`: whose revocation or change rechecks this connection at once. */
+  holder: string | null;
 }
 
 type Extra = { socket: WebSocket; request: IncomingMessage; connection?: Connection };
@@ -104,6 +109,22 @@ function rulesOf(caller: Caller) {
 }
 
 /**
+ * What a caller's subscriptions depend on: who they are and the roles and attributes their row
+ * rules read. A connection whose caller resolves to another value later is closed.
+ */
+function accessOf(caller: Caller): string {
+  const holder = holderOf(caller);
+  return JSON.stringify([caller.kind, holder, rulesOf(caller)]);
+}
+
+/** The key or app user a connection's events concern; null for builders and anonymous callers. */
+function holderOf(caller: Caller): string | null {
+  if (caller.kind === 'key') return `key:${caller.principal.keyId}`;
+  if (caller.kind === 'app-user') return `user:${caller.user.userId}`;
+  return null;
+}
+
+/**
  * GraphQL subscriptions over WebSocket (issue 28 item 2, README "Subscriptions"): the
  * `graphql-transport-ws` protocol of `graphql-ws` (its `useServer` on a `ws` server) on the app's
  * endpoint `/api/graphql/<address>` (and `/api/graphql` on the app's domain), upgraded on the
@@ -120,6 +141,8 @@ export class SubscriptionsServer implements OnModuleDestroy {
   private readonly logger = new Logger('Subscriptions');
   private wss: WebSocketServer | null = null;
   private readonly unsubscribeEvents: (() => void)[] = [];
+  /** Open connections per {@link holderOf}, for rechecking them when their key or user changes. */
+  private readonly byHolder = new Map<string, Set<Connection>>();
 
   constructor(
     private readonly endpoint: GraphqlHttpEndpoint,
@@ -131,6 +154,17 @@ export class SubscriptionsServer implements OnModuleDestroy {
   ) {
     this.unsubscribeEvents.push(
       events.on('ModelChanged', ({ versionId }) => this.feed.versionChanged(versionId)),
+      // A revoked key or a changed app user ends its connections at once, before the change is
+      // answered on this instance: their subscriptions were bound to what it was.
+      events.on('ApiKeyRevoked', ({ keyId }) =>
+        this.endHolder(`key:${keyId}`, 'This API key was revoked'),
+      ),
+      events.on('AppUserChanged', ({ userId }) =>
+        this.endHolder(
+          `user:${userId}`,
+          'Your roles, attributes or sign-in changed: connect again to subscribe under them',
+        ),
+      ),
     );
   }
 
@@ -234,18 +268,49 @@ export class SubscriptionsServer implements OnModuleDestroy {
         headers: this.credentials(ctx.connectionParams),
         operations: new Map(),
         timer: null,
+        socket,
+        access: '',
+        holder: null,
       };
-      await this.target(connection);
+      const { caller } = await this.target(connection);
+      connection.access = accessOf(caller);
+      connection.holder = holderOf(caller);
       ctx.extra.connection = connection;
-      connection.timer = setInterval(() => {
-        this.target(connection).catch((error: unknown) => this.refuse(socket, error));
-      }, RECHECK_MS);
+      if (connection.holder) {
+        const open = this.byHolder.get(connection.holder) ?? new Set<Connection>();
+        open.add(connection);
+        this.byHolder.set(connection.holder, open);
+      }
+      connection.timer = setInterval(() => void this.recheck(connection), RECHECK_MS);
       connection.timer.unref();
       return true;
     } catch (error) {
       this.refuse(socket, error);
       return false;
     }
+  }
+
+  /**
+   * Resolves a connection's caller again: a refusal (key revoked, user disabled, token expired)
+   * closes it with its reason, and so does a caller whose roles or attributes changed, since its
+   * open subscriptions were bound to the old ones (4403: connect again to subscribe under them).
+   */
+  private async recheck(connection: Connection): Promise<void> {
+    try {
+      const { caller } = await this.target(connection);
+      if (accessOf(caller) !== connection.access)
+        connection.socket.close(
+          4403,
+          'Your roles or attributes changed: connect again to subscribe under them',
+        );
+    } catch (error) {
+      this.refuse(connection.socket, error);
+    }
+  }
+
+  /** Closes every open connection of a key or app user with 4403 and `reason` (an event said it changed). */
+  private endHolder(holder: string, reason: string): void {
+    for (const connection of this.byHolder.get(holder) ?? []) connection.socket.close(4403, reason);
   }
 
   /** Closes `socket` for a refused caller: 4429 when throttled, else 4403, with the message. */
@@ -416,6 +481,9 @@ export class SubscriptionsServer implements OnModuleDestroy {
   private closed(connection: Connection | undefined): void {
     if (!connection) return;
     if (connection.timer) clearInterval(connection.timer);
+    const open = connection.holder ? this.byHolder.get(connection.holder) : undefined;
+    open?.delete(connection);
+    if (open?.size === 0) this.byHolder.delete(connection.holder!);
     for (const id of [...connection.operations.keys()]) this.finish(connection, id);
   }
 }

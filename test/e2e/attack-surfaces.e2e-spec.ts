@@ -756,13 +756,10 @@ postgres.describe('attacks on the surfaces of the last sessions (PostgreSQL)', (
       expect(hidden.errors).toMatch(/email/);
     });
 
-    // HOLE (src/subscriptions, owner "subs"): a subscription keeps the row rule bound to the app
-    // user's attributes and roles as they were at `subscribe`. After the builder moves Ana from
-    // customer 1 to 3 (PATCH /api/apps/:appId/users/:id {attributes: {customer: 3}}), HTTP reads
-    // customer 3's orders, but her open onOrdersChanged still receives customer 1's changes (the
-    // 60 s recheck re-resolves the caller only). Fix: end (or re-bind) an app user's
-    // subscriptions when their roles or attributes change. Remove `.failing` then.
-    it.failing("stops sending rows an app user's changed attributes no longer admit", async () => {
+    // Was a hole: a subscription kept the row rule bound to the app user's attributes and roles
+    // as they were at `subscribe`. Now any change of the user (AppUserChanged) closes their
+    // connections with 4403 before the PATCH is answered; they connect again under the new rule.
+    it("stops sending rows an app user's changed attributes no longer admit", async () => {
       const ana = listen({ authorization: `Bearer ${users.ana.token}` });
       const builder = listen({ authorization: `Bearer ${token}` });
       await new Promise((r) => setTimeout(r, 500));
@@ -790,40 +787,32 @@ postgres.describe('attacks on the surfaces of the last sessions (PostgreSQL)', (
       }
     });
 
-    // HOLE, the same as above for roles: Bruno's roles taken away (PATCH …/users/:id {roles: []}:
-    // over HTTP he sees no order), his open subscription still receives his orders' changes.
-    it.failing(
-      'stops sending rows once an app user has lost the role that admitted them',
-      async () => {
-        const bruno = listen({ authorization: `Bearer ${users.bruno.token}` });
-        const builder = listen({ authorization: `Bearer ${token}` });
-        await new Promise((r) => setTimeout(r, 500));
-        const stripped = await run.http('PATCH', `/api/apps/${appA}/users/${users.bruno.id}`, {
+    // The same for roles: Bruno's roles taken away (PATCH …/users/:id {roles: []}).
+    it('stops sending rows once an app user has lost the role that admitted them', async () => {
+      const bruno = listen({ authorization: `Bearer ${users.bruno.token}` });
+      const builder = listen({ authorization: `Bearer ${token}` });
+      await new Promise((r) => setTimeout(r, 500));
+      const stripped = await run.http('PATCH', `/api/apps/${appA}/users/${users.bruno.id}`, {
+        token,
+        body: { roles: [] },
+      });
+      expect(stripped.status).toBe(200);
+      try {
+        const now = await gql(addressA, { query: '{ countOrders }' }, { token: users.bruno.token });
+        expect(now.body.data.countOrders).toBe(0);
+        // Order 7 is customer 2's (Bruno's).
+        await write('mutation { updateOrders(id: 7, status: "ROLELESS") { id } }');
+        await until(() => builder.got.some((c) => c.new?.status === 'ROLELESS'));
+        await new Promise((r) => setTimeout(r, 300));
+        expect(bruno.got.map((c) => Number(c.key.id))).not.toContain(7);
+      } finally {
+        await run.http('PATCH', `/api/apps/${appA}/users/${users.bruno.id}`, {
           token,
-          body: { roles: [] },
+          body: { roles: ['clerk'] },
         });
-        expect(stripped.status).toBe(200);
-        try {
-          const now = await gql(
-            addressA,
-            { query: '{ countOrders }' },
-            { token: users.bruno.token },
-          );
-          expect(now.body.data.countOrders).toBe(0);
-          // Order 7 is customer 2's (Bruno's).
-          await write('mutation { updateOrders(id: 7, status: "ROLELESS") { id } }');
-          await until(() => builder.got.some((c) => c.new?.status === 'ROLELESS'));
-          await new Promise((r) => setTimeout(r, 300));
-          expect(bruno.got.map((c) => Number(c.key.id))).not.toContain(7);
-        } finally {
-          await run.http('PATCH', `/api/apps/${appA}/users/${users.bruno.id}`, {
-            token,
-            body: { roles: ['clerk'] },
-          });
-          await Promise.all([bruno.stop(), builder.stop()]);
-        }
-      },
-    );
+        await Promise.all([bruno.stop(), builder.stop()]);
+      }
+    });
 
     it('ignores a view-as header in connection_init and keeps hidden rows out, deletes included', async () => {
       const bruno = listen({ authorization: `Bearer ${users.bruno.token}` });
