@@ -66,6 +66,16 @@ async function createPostgresDataset(adminUrl, name, scale = 1) {
     CREATE INDEX lines_order ON order_lines (order_id);
     CREATE INDEX lines_product ON order_lines (product_id);
     CREATE INDEX orders_status_placed ON orders (status, placed_at DESC, id);
+    -- Q6's per-parent pages (issue 25 item 2), shaped as the MySQL "employees" sample's
+    -- departments and dept_emp: 9 departments over 331,606 rows, the foreign key indexed.
+    CREATE TABLE departments (dept_no varchar(4) PRIMARY KEY, dept_name varchar(40) NOT NULL);
+    CREATE TABLE dept_emp (emp_no integer NOT NULL, dept_no varchar(4) NOT NULL,
+      from_date date NOT NULL, PRIMARY KEY (emp_no, dept_no));
+    INSERT INTO departments SELECT 'd00' || g, 'Department ' || g FROM generate_series(1, 9) g;
+    INSERT INTO dept_emp SELECT g, 'd00' || (1 + g % 9), date '1985-01-01' + (g % 5000)
+      FROM generate_series(1, 331606) g;
+    ALTER TABLE dept_emp ADD FOREIGN KEY (dept_no) REFERENCES departments(dept_no);
+    CREATE INDEX dept_emp_dept ON dept_emp (dept_no);
     ANALYZE;`).catch(fail);
   await db.end();
   return {

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * The raw-SQL floor (issue 8): plain `node:http` + a `pg` Pool, one hand-written SQL statement per
- * request, answering the same JSON as the service for the five workloads. Run as a child process
+ * request, answering the same JSON as the service for the six workloads. Run as a child process
  * by bench/run.js (so its CPU time is its own): `node bench/floor.js <postgres url> <port>`.
  */
 const http = require('node:http');
@@ -47,6 +47,14 @@ const SQL = {
              WHERE EXISTS (SELECT 1 FROM customers c WHERE c.id = o.customer_id AND c.city = 'City 7')
                AND EXISTS (SELECT 1 FROM order_lines l WHERE l.order_id = o.id AND l.product_id = 17)
              ORDER BY o.id LIMIT 50) o`,
+  // Q6: the first 9 departments, each with its first 5 employees by key (a page per parent).
+  q6: `SELECT json_build_object('getDepartments', coalesce(json_agg(json_build_object(
+         'dept_no', d.dept_no, 'dept_name', d.dept_name, 'dept_emp', e.list) ORDER BY d.dept_no), '[]'))::text AS body
+       FROM (SELECT * FROM departments ORDER BY dept_no LIMIT 9) d
+       CROSS JOIN LATERAL (
+         SELECT coalesce(json_agg(json_build_object('emp_no', x.emp_no::text,
+                  'from_date', to_char(x.from_date, 'YYYY-MM-DD')) ORDER BY x.emp_no), '[]') AS list
+         FROM (SELECT * FROM dept_emp de WHERE de.dept_no = d.dept_no ORDER BY de.emp_no LIMIT 5) x) e`,
 };
 
 http
