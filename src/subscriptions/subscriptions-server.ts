@@ -13,7 +13,7 @@ import type { Context, SubscribeMessage } from 'graphql-ws';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
-import { ANONYMOUS_ROLE, API_KEY_ROLE, rowScope } from '../app-access/row-rules';
+import { rowScope } from '../app-access/row-rules';
 import { DomainError, ErrorCode } from '../common/domain-error';
 import { ParsedRequest, requestHostname, trustProxyHops } from '../common/http-request';
 import type { AppConfig } from '../config/app-config';
@@ -26,6 +26,7 @@ import { GRAPHQL_CODE_OF } from '../graphql-gateway/graphql-errors';
 import { CallerTarget, GraphqlHttpEndpoint } from '../graphql-gateway/graphql-http-endpoint';
 import { RequestRefusal, selectOperation } from '../graphql-gateway/request/compiled-operation';
 import { authorizeRootFields } from '../graphql-gateway/request/endpoint-scope';
+import { rolesOf } from '../graphql-gateway/request/row-scopes';
 import { refuseKeyInUrl } from '../graphql-gateway/request/graphql-params';
 import { SchemaProviderService } from '../graphql-gateway/schema-provider.service';
 import { AppsService } from '../platform/apps.service';
@@ -91,30 +92,13 @@ function errorsOf(error: unknown): GraphQLError[] {
   throw error;
 }
 
-/** The roles and subject whose rules bound a caller; null for a builder (CONTRACT.md §4). */
-function rulesOf(caller: Caller) {
-  switch (caller.kind) {
-    case 'builder':
-      return null;
-    case 'app-user':
-      return {
-        roles: caller.user.roles,
-        subject: { id: caller.user.userId, attributes: caller.user.attributes },
-      };
-    case 'key':
-      return { roles: [API_KEY_ROLE], subject: null };
-    default:
-      return { roles: [ANONYMOUS_ROLE], subject: null };
-  }
-}
-
 /**
  * What a caller's subscriptions depend on: who they are and the roles and attributes their row
  * rules read. A connection whose caller resolves to another value later is closed.
  */
 function accessOf(caller: Caller): string {
   const holder = holderOf(caller);
-  return JSON.stringify([caller.kind, holder, rulesOf(caller)]);
+  return JSON.stringify([caller.kind, holder, rolesOf(caller)]);
 }
 
 /** The key or app user a connection's events concern; null for builders and anonymous callers. */
@@ -424,7 +408,7 @@ export class SubscriptionsServer implements OnModuleDestroy {
     const table = request.node.table;
     let rule: Condition = ALL_ROWS;
     let where: Condition;
-    const bounds = rulesOf(target.caller);
+    const bounds = rolesOf(target.caller);
     if (bounds) {
       rule = rowScope(
         target.executable.permissions,

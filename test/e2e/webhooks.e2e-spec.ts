@@ -1,6 +1,3 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Webhook } from 'standardwebhooks';
 import { RunningApp, startApp } from '../support/app-harness';
 import {
   registerSalesDatabase,
@@ -8,6 +5,11 @@ import {
   type SalesDatabase,
 } from '../support/sales-dialects';
 import { publishTableApis } from '../support/table-apis';
+import {
+  type ReceivedDelivery,
+  verifiedEvents,
+  WebhookReceiver,
+} from '../support/webhook-receiver';
 
 /**
  * Issue 28 item 1 (README "Webhooks"): signed change webhooks over HTTP. A receiver on loopback
@@ -18,76 +20,19 @@ import { publishTableApis } from '../support/table-apis';
  * the switch a URL reaching 127.0.0.1 or localhost is refused at save.
  */
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A webhook receiver on 127.0.0.1 answering 204; `stop()` and `start()` keep its port. */
-class Receiver {
-  readonly got: Received[] = [];
-  private server: Server | null = null;
-  /** The status every delivery is answered with. */
-  answer = 204;
-  port = 0;
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        this.got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-        res.statusCode = this.answer;
-        res.end();
-      });
-    });
-    await new Promise<void>((ok) => this.server!.listen(this.port, '127.0.0.1', ok));
-    this.port = (this.server.address() as AddressInfo).port;
-  }
-
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = null;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((ok) => server.close(() => ok()));
-  }
-
-  /** Waits until at least `count` deliveries arrived (at most `ms`). */
-  async waitFor(count: number, ms = 20_000): Promise<void> {
-    const until = Date.now() + ms;
-    while (this.got.length < count && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 50));
-    if (this.got.length < count)
-      throw new Error(`${this.got.length} of ${count} deliveries arrived`);
-  }
-}
-
-interface Event {
-  id: string;
-  type: string;
-  data: {
-    api: string;
-    key: Record<string, unknown>;
-    old: Record<string, unknown> | null;
-    new: Record<string, unknown> | null;
-    origin: string;
-    actor: { kind: string; id: string | null };
-  };
+/** The `data` of a Table API's change event (README "Webhooks"). */
+interface ChangeData {
+  api: string;
+  key: Record<string, unknown>;
+  old: Record<string, unknown> | null;
+  new: Record<string, unknown> | null;
+  origin: string;
+  actor: { kind: string; id: string | null };
 }
 
 /** Verifies each delivery with the reference library and returns its event. */
-function verified(got: readonly Received[], secret: string): Event[] {
-  const wh = new Webhook(secret);
-  return got.map(({ headers, body }) => {
-    const payload = wh.verify(body, {
-      'webhook-id': String(headers['webhook-id']),
-      'webhook-timestamp': String(headers['webhook-timestamp']),
-      'webhook-signature': String(headers['webhook-signature']),
-    }) as Omit<Event, 'id'>;
-    return { ...payload, id: String(headers['webhook-id']) };
-  });
-}
+const verified = (got: readonly ReceivedDelivery[], secret: string) =>
+  verifiedEvents<ChangeData>(got, secret);
 
 const EVERY_ACTION = { select: true, insert: true, update: true, delete: true };
 
@@ -99,7 +44,7 @@ for (const dialect of SALES_DIALECTS) {
     let secret: string;
     let webhookId: string;
     let appId: string;
-    const receiver = new Receiver();
+    const receiver = new WebhookReceiver();
     const address = `webhooks-${dialect.type}`;
 
     const data = async (query: string) => {

@@ -29,8 +29,14 @@ function reportDenied(rule: DeniedRule): void {
   logger.warn(`Role ${rule.role} sees no row of ${rule.table}${where}: its rule ${rule.reason}`);
 }
 
-/** The roles whose rules bound a caller (CONTRACT.md §4); null for a builder, whom none bound. */
-function rolesOf(caller: Caller): { roles: readonly string[]; subject: RuleSubject | null } | null {
+/**
+ * The roles whose rules bound a caller and the subject their `$user` values come from
+ * (CONTRACT.md §4); null for a builder, whom none bound. One place for every path that applies
+ * rules: requests' {@link RowScopes} and subscriptions' change filters.
+ */
+export function rolesOf(
+  caller: Caller,
+): { roles: readonly string[]; subject: RuleSubject | null } | null {
   switch (caller.kind) {
     case 'builder':
       return null;
