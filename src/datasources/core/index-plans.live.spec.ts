@@ -34,17 +34,11 @@ const q1: SelectPlan = {
   skip: 100,
 };
 
-/** Every node type in a PostgreSQL JSON plan. */
-function nodeTypes(plan: Record<string, unknown>): string[] {
-  const children = (plan.Plans as Record<string, unknown>[] | undefined) ?? [];
-  return [String(plan['Node Type']), ...children.flatMap(nodeTypes)];
-}
-
-describeWith('postgres')('Q1 is served by the index on PostgreSQL', () => {
-  let admin: Client;
-  let client: Client;
+/** A scratch PostgreSQL database for one `describe`: created before its tests, dropped after. */
+function scratchPostgres(): { client: () => Client } {
+  let admin: Client | undefined;
+  let client: Client | undefined;
   const name = `tg_plan_${randomBytes(4).toString('hex')}`;
-
   beforeAll(async () => {
     admin = new Client({ connectionString: SERVICE_URLS.postgres });
     await admin.connect();
@@ -53,6 +47,27 @@ describeWith('postgres')('Q1 is served by the index on PostgreSQL', () => {
     url.pathname = `/${name}`;
     client = new Client({ connectionString: url.toString() });
     await client.connect();
+  });
+  afterAll(async () => {
+    await client?.end();
+    await admin?.query(`DROP DATABASE IF EXISTS "${name}"`);
+    await admin?.end();
+  });
+  return { client: () => client! };
+}
+
+/** Every node type in a PostgreSQL JSON plan. */
+function nodeTypes(plan: Record<string, unknown>): string[] {
+  const children = (plan.Plans as Record<string, unknown>[] | undefined) ?? [];
+  return [String(plan['Node Type']), ...children.flatMap(nodeTypes)];
+}
+
+describeWith('postgres')('Q1 is served by the index on PostgreSQL', () => {
+  const db = scratchPostgres();
+  let client: Client;
+
+  beforeAll(async () => {
+    client = db.client();
     await client.query(`CREATE TABLE orders (id serial PRIMARY KEY, status text NOT NULL, total numeric(10,2) NOT NULL,
       placed_at timestamptz NOT NULL, note text)`);
     await client.query(`INSERT INTO orders (status, total, placed_at, note)
@@ -63,12 +78,6 @@ describeWith('postgres')('Q1 is served by the index on PostgreSQL', () => {
       'CREATE INDEX orders_status_placed ON orders (status, placed_at DESC, id DESC)',
     );
     await client.query('ANALYZE orders');
-  });
-
-  afterAll(async () => {
-    await client?.end();
-    await admin?.query(`DROP DATABASE IF EXISTS "${name}"`);
-    await admin?.end();
   });
 
   it('has no Sort node when the order columns are NOT NULL', async () => {
@@ -114,9 +123,8 @@ function planNodes(plan: Record<string, unknown>): Record<string, unknown>[] {
 describeWith('postgres')(
   'a page ordered by a nullable column is served by an ordinary index on PostgreSQL (issue 25 item 1, ADR 0014)',
   () => {
-    let admin: Client;
+    const db = scratchPostgres();
     let client: Client;
-    const name = `tg_plan_${randomBytes(4).toString('hex')}`;
     /** Q1 over `shipped_at`, nullable (every 50th row empty), with a plain `(status, shipped_at DESC, id)` index. */
     const page = (direction: 'ASC' | 'DESC', skip: number, take = 50): SelectPlan => ({
       ...q1,
@@ -137,13 +145,7 @@ describeWith('postgres')(
       ).rows;
 
     beforeAll(async () => {
-      admin = new Client({ connectionString: SERVICE_URLS.postgres });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE "${name}"`);
-      const url = new URL(SERVICE_URLS.postgres);
-      url.pathname = `/${name}`;
-      client = new Client({ connectionString: url.toString() });
-      await client.connect();
+      client = db.client();
       await client.query(
         `CREATE TABLE orders (id serial PRIMARY KEY, status text NOT NULL, shipped_at timestamptz)`,
       );
@@ -155,12 +157,6 @@ describeWith('postgres')(
         'CREATE INDEX orders_status_shipped ON orders (status, shipped_at DESC, id)',
       );
       await client.query('ANALYZE orders');
-    });
-
-    afterAll(async () => {
-      await client?.end();
-      await admin?.query(`DROP DATABASE IF EXISTS "${name}"`);
-      await admin?.end();
     });
 
     it('reads the rows with a value through the index, never sorting every matching row', async () => {
@@ -213,20 +209,13 @@ describeWith('postgres')(
 describeWith('postgres')(
   'the empty part of a split page is read through the same index, whatever the statistics guess (ADR 0014)',
   () => {
-    let admin: Client;
+    const db = scratchPostgres();
     let client: Client;
-    const name = `tg_plan_${randomBytes(4).toString('hex')}`;
     /** As the bench's dataset: 1 % of the orders lack placed_at, and none of them is shipped. */
     const ORDERS = 200_000;
 
     beforeAll(async () => {
-      admin = new Client({ connectionString: SERVICE_URLS.postgres });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE "${name}"`);
-      const url = new URL(SERVICE_URLS.postgres);
-      url.pathname = `/${name}`;
-      client = new Client({ connectionString: url.toString() });
-      await client.connect();
+      client = db.client();
       await client.query(`CREATE TABLE orders (id integer PRIMARY KEY, status text,
         total numeric(12,2), placed_at timestamptz)`);
       await client.query(`INSERT INTO orders SELECT g, (ARRAY['new','paid','shipped','cancelled'])[1 + g % 4],
@@ -237,12 +226,6 @@ describeWith('postgres')(
         'CREATE INDEX orders_status_placed ON orders (status, placed_at DESC, id)',
       );
       await client.query('ANALYZE orders');
-    });
-
-    afterAll(async () => {
-      await client?.end();
-      await admin?.query(`DROP DATABASE IF EXISTS "${name}"`);
-      await admin?.end();
     });
 
     it('never scans the table by its key for the empty rows a filter leaves none of', async () => {
@@ -361,9 +344,8 @@ describe('NULL order on MariaDB, SQLite and SQL Server needs no other form (issu
 describeWith('postgres')(
   'a one-to-many page is read per parent from the foreign-key index on PostgreSQL (issue 25 item 2, ADR 0015)',
   () => {
-    let admin: Client;
+    const db = scratchPostgres();
     let client: Client;
-    const name = `tg_plan_${randomBytes(4).toString('hex')}`;
     const PARENTS = ['d001', 'd002', 'd003', 'd004', 'd005', 'd006', 'd007', 'd008', 'd009'];
     /** Nine departments' employees, a page per department, as the navigation resolver plans it. */
     const page = (
@@ -399,13 +381,7 @@ describeWith('postgres')(
     };
 
     beforeAll(async () => {
-      admin = new Client({ connectionString: SERVICE_URLS.postgres });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE "${name}"`);
-      const url = new URL(SERVICE_URLS.postgres);
-      url.pathname = `/${name}`;
-      client = new Client({ connectionString: url.toString() });
-      await client.connect();
+      client = db.client();
       await client.query(`CREATE TABLE departments (dept_no char(4) PRIMARY KEY);
         INSERT INTO departments SELECT 'd00' || g FROM generate_series(1, 9) g;
         CREATE TABLE dept_emp (emp_no int NOT NULL, dept_no char(4) NOT NULL REFERENCES departments,
@@ -414,12 +390,6 @@ describeWith('postgres')(
           date '1995-01-01' + (g % 9000) FROM generate_series(1, 90000) g;
         CREATE INDEX dept_emp_dept ON dept_emp (dept_no);
         ANALYZE departments; ANALYZE dept_emp;`);
-    });
-
-    afterAll(async () => {
-      await client?.end();
-      await admin?.query(`DROP DATABASE IF EXISTS "${name}"`);
-      await admin?.end();
     });
 
     it('answers every parent\u2019s page exactly as the ROW_NUMBER() read does', async () => {
