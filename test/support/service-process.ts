@@ -30,6 +30,7 @@ function freePort(): Promise<number> {
  * the only way to run the service under another process time zone (`TZ`), which Jest's
  * per-file copy of `process.env` cannot change, and the only way to see its logs, signals and exit.
  * `NODE_ENV` is `test` unless `env` sets it. Resolves once it listens.
+ * @throws when it exits first, or does not listen within 60 s (it is killed then).
  */
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
   const port = await freePort();
@@ -46,7 +47,12 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), 30000);
+    // A service that does not start in time is killed, so a failed start leaves no process
+    // behind (found orphaned after a loaded machine's slow start).
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`service did not start in 60 s:\n${output}`));
+    }, 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('listening on')) {
